@@ -1,0 +1,38 @@
+package dev.eddy.config;
+
+import com.typesafe.config.Config;
+
+/** Everything one Eddy process is configured with, read once at start-up. */
+public record EddyConfig(
+        Role role,
+        HttpConfig http,
+        KafkaConfig kafka,
+        StreamsConfig streams,
+        PostgresConfig pg,
+        CaptureConfig capture,
+        BootstrapConfig bootstrap) {
+
+    static EddyConfig from(final Config c) {
+        return new EddyConfig(
+                Role.parse(c.getString("role")),
+                HttpConfig.from(c.getConfig("http")),
+                KafkaConfig.from(c),
+                StreamsConfig.from(c),
+                PostgresConfig.from(c),
+                CaptureConfig.from(c),
+                BootstrapConfig.from(c));
+    }
+
+    /** The Streams application id, namespaced like the topics. */
+    public String applicationId() {
+        return kafka.topicPrefix() + streams.applicationId();
+    }
+
+    public EddyConfig withRole(final Role newRole) {
+        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap);
+    }
+
+    public EddyConfig withHttp(final HttpConfig newHttp) {
+        return new EddyConfig(role, newHttp, kafka, streams, pg, capture, bootstrap);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.eddy.config;
+
+import com.typesafe.config.Config;
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * Where the management data lives.
+ *
+ * @param url      {@code postgresql://host:port/db}, with or without a {@code jdbc:} prefix
+ * @param user     login role
+ * @param password its password
+ * @param poolSize connections in the runtime pool
+ */
+public record PostgresConfig(String url, String user, String password, int poolSize) {
+    private static final String JDBC_PREFIX = "jdbc:";
+
+    public PostgresConfig {
+        Validation.require(poolSize >= 1 && poolSize <= 200, "pg.pool-size must be 1..200, got " + poolSize);
+        final String bare = url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
+        try {
+            final URI uri = new URI(bare);
+            Validation.require("postgresql".equals(uri.getScheme()) || "postgres".equals(uri.getScheme()),
+                    "pg.url must start with postgresql:// or jdbc:postgresql://, got '" + url + "'");
+            Validation.require(uri.getHost() != null, "pg.url has no host: '" + url + "'");
+        } catch (final URISyntaxException e) {
+            throw new ConfigException("pg.url is not a URL: '" + url + "'", e);
+        }
+    }
+
+    static PostgresConfig from(final Config root) {
+        final Config c = root.getConfig("pg");
+        return new PostgresConfig(c.getString("url"), c.getString("user"), c.getString("password"), c.getInt("pool-size"));
+    }
+
+    /** The URL as the PostgreSQL JDBC driver wants it (used by the migrations only). */
+    public String jdbcUrl() {
+        final String bare = url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
+        return JDBC_PREFIX + bare.replaceFirst("^postgres://", "postgresql://");
+    }
+
+    /** The URL as vertx-pg-client wants it. */
+    public String uri() {
+        return url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
+    }
+
+    @Override
+    public String toString() {
+        // Never print the password.
+        return "PostgresConfig[url=" + url + ", user=" + user + ", poolSize=" + poolSize + "]";
+    }
+}

@@ -1,0 +1,34 @@
+package dev.eddy.config;
+
+import com.typesafe.config.Config;
+import java.nio.file.Path;
+
+/**
+ * The Kafka Streams instance of one process.
+ *
+ * @param applicationId    shared by every instance of one deployment (prefixed with kafka.topic-prefix)
+ * @param stateDir         this instance's RocksDB directory
+ * @param threads          stream threads in this instance
+ * @param commitIntervalMs exactly-once commit interval
+ * @param standbyReplicas  warm store copies kept on other instances
+ */
+public record StreamsConfig(String applicationId, Path stateDir, int threads, long commitIntervalMs, int standbyReplicas) {
+
+    public StreamsConfig {
+        Validation.require(applicationId.matches("[A-Za-z0-9._-]+"),
+                "streams.application-id may hold only letters, digits, '.', '_' and '-'");
+        Validation.require(threads >= 1 && threads <= 64, "streams.threads must be 1..64, got " + threads);
+        Validation.require(commitIntervalMs >= 1, "streams.commit-interval-ms must be positive");
+        Validation.require(standbyReplicas >= 0, "streams.standby-replicas must not be negative");
+    }
+
+    static StreamsConfig from(final Config root) {
+        final Config c = root.getConfig("streams");
+        return new StreamsConfig(
+                c.getString("application-id"),
+                Path.of(root.getString("state-dir")),
+                c.getInt("threads"),
+                c.getLong("commit-interval-ms"),
+                c.getInt("standby-replicas"));
+    }
+}

@@ -1,0 +1,130 @@
+package dev.eddy.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shippedDefaultsDescribeTheLocalEmbeddedSetup() {
+        final EddyConfig c = ConfigLoader.load(Map.of(), Optional.empty());
+
+        assertThat(c.role()).isEqualTo(Role.ALL);
+        assertThat(c.http().port()).isEqualTo(8000);
+        assertThat(c.kafka().bootstrap()).isEqualTo("127.0.0.1:9092");
+        assertThat(c.kafka().partitions()).isEqualTo(12);
+        assertThat(c.kafka().replicationFactor()).isEqualTo((short) 1);
+        assertThat(c.pg().jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/eddy");
+        assertThat(c.streams().stateDir()).isEqualTo(Path.of(".eddy/state"));
+        assertThat(c.capture().maxBatchBodyBytes()).isEqualTo(20 * 1024 * 1024);
+        assertThat(c.bootstrap().projectToken()).isEmpty();
+    }
+
+    @Test
+    void fileOverridesDefaultsAndEnvironmentOverridesFile() throws IOException {
+        final Path file = write("""
+                http.port = 9100
+                partitions = 3
+                kafka { bootstrap = "file-broker:9092", topic-prefix = "staging." }
+                """);
+
+        final EddyConfig c = ConfigLoader.load(Map.of("EDDY_HTTP_PORT", "9200"), Optional.of(file));
+
+        assertThat(c.http().port()).as("environment beats file").isEqualTo(9200);
+        assertThat(c.kafka().partitions()).as("file beats default").isEqualTo(3);
+        assertThat(c.kafka().bootstrap()).isEqualTo("file-broker:9092");
+        assertThat(c.kafka().topic("events.ingest")).isEqualTo("staging.events.ingest");
+        assertThat(c.applicationId()).isEqualTo("staging.eddy");
+        assertThat(c.pg().user()).as("untouched keys keep their default").isEqualTo("eddy");
+    }
+
+    @Test
+    void configFileCanBeNamedByEnvironment() throws IOException {
+        final Path file = write("role = streams");
+
+        final EddyConfig c = ConfigLoader.load(Map.of("EDDY_CONFIG", file.toString()), Optional.empty());
+
+        assertThat(c.role()).isEqualTo(Role.STREAMS);
+    }
+
+    @Test
+    void environmentNamesFollowTheKeys() {
+        assertThat(ConfigLoader.environmentName("http.port")).isEqualTo("EDDY_HTTP_PORT");
+        assertThat(ConfigLoader.environmentName("state-dir")).isEqualTo("EDDY_STATE_DIR");
+        assertThat(ConfigLoader.environmentName("partitions")).isEqualTo("EDDY_PARTITIONS");
+        assertThat(ConfigLoader.environmentName("bootstrap.personal-api-key")).isEqualTo("EDDY_BOOTSTRAP_PERSONAL_API_KEY");
+    }
+
+    @Test
+    void everyDocumentedEnvironmentVariableApplies() {
+        final EddyConfig c = ConfigLoader.load(Map.of(
+                "EDDY_KAFKA_BOOTSTRAP", "broker:29092",
+                "EDDY_PG_URL", "jdbc:postgresql://db:6543/analytics",
+                "EDDY_PG_USER", "u",
+                "EDDY_PG_PASSWORD", "secret",
+                "EDDY_STATE_DIR", "/var/lib/eddy",
+                "EDDY_PARTITIONS", "24",
+                "EDDY_ROLE", "gateway",
+                "EDDY_BOOTSTRAP_PROJECT_TOKEN", "phc_fixedprojecttoken"), Optional.empty());
+
+        assertThat(c.kafka().bootstrap()).isEqualTo("broker:29092");
+        assertThat(c.pg().uri()).isEqualTo("postgresql://db:6543/analytics");
+        assertThat(c.pg().user()).isEqualTo("u");
+        assertThat(c.pg().password()).isEqualTo("secret");
+        assertThat(c.pg().toString()).doesNotContain("secret");
+        assertThat(c.streams().stateDir()).isEqualTo(Path.of("/var/lib/eddy"));
+        assertThat(c.kafka().partitions()).isEqualTo(24);
+        assertThat(c.role()).isEqualTo(Role.GATEWAY);
+        assertThat(c.bootstrap().projectToken()).contains("phc_fixedprojecttoken");
+    }
+
+    @Test
+    void clientPropertiesPassThroughWithDottedNames() throws IOException {
+        final Path file = write("""
+                kafka.client { "security.protocol" = SASL_SSL, sasl.mechanism = PLAIN }
+                """);
+
+        final EddyConfig c = ConfigLoader.load(Map.of(), Optional.of(file));
+
+        assertThat(c.kafka().clientProperties())
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "PLAIN");
+    }
+
+    @Test
+    void wrongTypesAndValuesAreRefusedWithTheKeyNamed() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_PORT", "eighty"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("EDDY_HTTP_PORT").hasMessageContaining("NUMBER");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_PARTITIONS", "0"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("partitions");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_ROLE", "everything"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("role");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_PG_URL", "mysql://db/x"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("pg.url");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_BOOTSTRAP_PERSONAL_API_KEY", "short"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("personal-api-key");
+    }
+
+    @Test
+    void missingConfigFileIsAnError() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Optional.of(dir.resolve("absent.conf"))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("absent.conf");
+    }
+
+    private Path write(final String text) throws IOException {
+        final Path file = dir.resolve("eddy.conf");
+        Files.writeString(file, text);
+        return file;
+    }
+}

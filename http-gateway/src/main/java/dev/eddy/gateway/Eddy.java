@@ -1,0 +1,213 @@
+package dev.eddy.gateway;
+
+import dev.eddy.config.EddyConfig;
+import dev.eddy.events.EventSerdes;
+import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.auth.PersonalApiKeyRepository;
+import dev.eddy.gateway.capture.CaptureRoutes;
+import dev.eddy.gateway.capture.EventProducer;
+import dev.eddy.gateway.capture.ProjectTokens;
+import dev.eddy.gateway.db.Bootstrap;
+import dev.eddy.gateway.db.Database;
+import dev.eddy.gateway.http.ErrorHandler;
+import dev.eddy.gateway.ops.HealthRoutes;
+import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.trends.EventCountRoutes;
+import dev.eddy.gateway.trends.EventCountService;
+import dev.eddy.topology.EddyTopics;
+import dev.eddy.topology.StreamsApp;
+import dev.eddy.topology.TopicProvisioner;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.sqlclient.Pool;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running Eddy process: wires the parts its role runs (gateway: PostgreSQL, producer, public and
+ * management routes; streams: the Kafka Streams instance), serves them on one HTTP port, and closes them in
+ * reverse order. {@code Main} and the integration tests start it the same way.
+ */
+public final class Eddy implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Eddy.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** Bytes of one HTTP header block; larger ones are refused before any route runs. */
+    private static final int MAX_HEADER_BYTES = 16 * 1024;
+
+    private final EddyConfig config;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final AtomicReference<StreamsApp> streams = new AtomicReference<>();
+    private Vertx vertx;
+    private HttpServer server;
+    private Optional<Bootstrap.Result> bootstrap = Optional.empty();
+
+    private Eddy(final EddyConfig config) {
+        this.config = config;
+    }
+
+    /** Starts every part of {@code config.role()}; returns once the HTTP port is bound (streams may still be restoring). */
+    public static Eddy start(final EddyConfig config) throws Exception {
+        final Eddy eddy = new Eddy(config);
+        try {
+            eddy.startParts();
+            return eddy;
+        } catch (final Exception | Error e) {
+            eddy.close();
+            throw e;
+        }
+    }
+
+    private void startParts() throws Exception {
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        final JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        closeables.add(gc);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+
+        vertx = Vertx.builder()
+                .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+                .withMetrics(new MicrometerMetricsFactory(registry))
+                .build();
+
+        final EddyTopics topics = EddyTopics.of(config.kafka());
+        TopicProvisioner.ensure(config.kafka(), topics.all(), Duration.ofSeconds(30));
+
+        Optional<Pool> pool = Optional.empty();
+        Optional<EventProducer> producer = Optional.empty();
+        if (config.role().runsGateway()) {
+            Database.migrate(config.pg());
+            final Pool p = Database.pool(vertx, config.pg());
+            closeables.add(p::close);
+            pool = Optional.of(p);
+            bootstrap = Optional.of(await(Bootstrap.run(p, config.bootstrap())));
+            final EventProducer eventProducer = EventProducer.create(config.kafka(), EventSerdes.capturedEvent().serializer());
+            closeables.add(eventProducer);
+            final KafkaClientMetrics producerMetrics = new KafkaClientMetrics(eventProducer.client());
+            producerMetrics.bindTo(registry);
+            closeables.add(producerMetrics);
+            producer = Optional.of(eventProducer);
+        }
+
+        final Router router = router(topics, pool, producer, registry);
+        server = await(vertx.createHttpServer(new HttpServerOptions()
+                        .setHost(config.http().host())
+                        .setMaxHeaderSize(MAX_HEADER_BYTES)
+                        .setCompressionSupported(true))
+                .requestHandler(router)
+                .listen(config.http().port()));
+        LOG.info("HTTP listening on {}:{} (role {})", config.http().host(), server.actualPort(), config.role());
+
+        if (config.role().runsStreams()) {
+            // The advertised port is known only now that the server is bound (port 0 in tests).
+            final StreamsApp app = StreamsApp.start(config, advertised());
+            streams.set(app);
+            closeables.add(app);
+            final KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(app.streams());
+            streamsMetrics.bindTo(registry);
+            closeables.add(streamsMetrics);
+        }
+    }
+
+    private Router router(final EddyTopics topics, final Optional<Pool> pool, final Optional<EventProducer> producer,
+                          final PrometheusMeterRegistry registry) {
+        final Router router = Router.router(vertx);
+        new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry).mount(router, config.role().runsStreams());
+        if (pool.isPresent() && producer.isPresent()) {
+            final ProjectRepository projects = new ProjectRepository(pool.get());
+            new CaptureRoutes(new ProjectTokens(projects), producer.get(), topics.ingest().name(), config.capture()).mount(router);
+            router.route("/api/*").handler(new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get())));
+            new ProjectRoutes(projects).mount(router);
+            new EventCountRoutes(projects, new EventCountService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised))
+                    .mount(router);
+        }
+        router.route().failureHandler(ErrorHandler::handle);
+        for (final int status : new int[] {404, 405, 413}) {
+            router.errorHandler(status, ErrorHandler::handle);
+        }
+        return router;
+    }
+
+    /** This instance's address for other instances. */
+    public String advertised() {
+        return config.http().advertisedHost() + ":" + port();
+    }
+
+    public int port() {
+        return server.actualPort();
+    }
+
+    public EddyConfig config() {
+        return config;
+    }
+
+    /** What the first-start bootstrap created or confirmed; empty for a streams-only process. */
+    public Optional<Bootstrap.Result> bootstrap() {
+        return bootstrap;
+    }
+
+    public Optional<StreamsApp> streams() {
+        return Optional.ofNullable(streams.get());
+    }
+
+    private static <T> T await(final io.vertx.core.Future<T> future) throws Exception {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (final java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            try {
+                await(server.close());
+            } catch (final Exception e) {
+                LOG.warn("closing the HTTP server: {}", e.toString());
+            }
+        }
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            try {
+                closeables.get(i).close();
+            } catch (final Exception e) {
+                LOG.warn("closing {}: {}", closeables.get(i), e.toString());
+            }
+        }
+        if (vertx != null) {
+            try {
+                await(vertx.close());
+            } catch (final Exception e) {
+                LOG.warn("closing Vert.x: {}", e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.eddy.gateway.auth;
+
+import dev.eddy.gateway.http.ApiError;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Authenticates management requests by {@code Authorization: Bearer <personal API key>}: the key is hashed
+ * and looked up, never compared in plain text. {@link #require} then checks one scope per route.
+ */
+public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
+    private static final Logger LOG = LoggerFactory.getLogger(PersonalApiKeyAuth.class);
+    private static final String PRINCIPAL = "eddy.principal";
+    private static final String BEARER = "Bearer ";
+    /** Longest header value considered; anything longer is not one of our keys. */
+    private static final int MAX_KEY_LENGTH = 200;
+
+    private final PersonalApiKeyRepository keys;
+
+    public PersonalApiKeyAuth(final PersonalApiKeyRepository keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public void handle(final RoutingContext ctx) {
+        final String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
+        if (header == null || header.isBlank()) {
+            ctx.fail(ApiError.unauthenticated("not_authenticated", "Authentication credentials were not provided."));
+            return;
+        }
+        if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length()) || header.length() > BEARER.length() + MAX_KEY_LENGTH) {
+            ctx.fail(invalidKey());
+            return;
+        }
+        final String key = header.substring(BEARER.length()).trim();
+        if (!key.startsWith(ApiKeys.PERSONAL_PREFIX)) {
+            ctx.fail(invalidKey());
+            return;
+        }
+        keys.findActive(ApiKeys.hash(key)).onComplete(found -> {
+            if (found.failed()) {
+                LOG.warn("cannot check a personal API key: {}", found.cause().getMessage());
+                ctx.fail(ApiError.unavailable("database_unavailable", "Cannot check credentials right now; retry.", 5));
+            } else if (found.result().isEmpty()) {
+                ctx.fail(invalidKey());
+            } else {
+                ctx.put(PRINCIPAL, found.result().get());
+                ctx.next();
+            }
+        });
+    }
+
+    /** A route step that lets the request on only if its key has {@code scope}. */
+    public static Handler<RoutingContext> require(final String scope) {
+        return ctx -> {
+            if (principal(ctx).allows(scope)) {
+                ctx.next();
+            } else {
+                ctx.fail(ApiError.forbidden("permission_denied", "API key missing required scope '" + scope + "'"));
+            }
+        };
+    }
+
+    public static Principal principal(final RoutingContext ctx) {
+        final Principal p = ctx.get(PRINCIPAL);
+        if (p == null) {
+            throw new IllegalStateException("route " + ctx.request().path() + " has no authentication step");
+        }
+        return p;
+    }
+
+    private static ApiError invalidKey() {
+        return ApiError.unauthenticated("authentication_failed", "Personal API key is invalid.");
+    }
+}

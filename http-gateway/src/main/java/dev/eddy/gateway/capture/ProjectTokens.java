@@ -1,0 +1,35 @@
+package dev.eddy.gateway.capture;
+
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.eddy.gateway.projects.ProjectRepository;
+import io.vertx.core.Future;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Resolves a project API key to its project for every ingestion request. Answers are cached: known tokens
+ * for minutes (so ingestion keeps working through a short PostgreSQL outage), unknown ones briefly (so a
+ * stream of bad tokens does not reach the database, yet a new project is usable within seconds).
+ */
+public final class ProjectTokens {
+    private static final Duration KNOWN_TTL = Duration.ofMinutes(10);
+    private static final Duration UNKNOWN_TTL = Duration.ofSeconds(5);
+    private static final long MAX_ENTRIES = 100_000;
+
+    private final AsyncLoadingCache<String, Optional<Long>> cache;
+
+    public ProjectTokens(final ProjectRepository projects) {
+        this.cache = Caffeine.newBuilder()
+                .maximumSize(MAX_ENTRIES)
+                .expireAfter(Expiry.<String, Optional<Long>>writing((token, project) ->
+                        project.isPresent() ? KNOWN_TTL : UNKNOWN_TTL))
+                .buildAsync((token, executor) -> projects.idForToken(token).toCompletionStage().toCompletableFuture());
+    }
+
+    /** The project of {@code token}, or empty when no project has it. */
+    public Future<Optional<Long>> projectOf(final String token) {
+        return Future.fromCompletionStage(cache.get(token));
+    }
+}

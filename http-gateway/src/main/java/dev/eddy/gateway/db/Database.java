@@ -1,0 +1,58 @@
+package dev.eddy.gateway.db;
+
+import dev.eddy.config.PostgresConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.time.Duration;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PostgreSQL access: versioned migrations run once over JDBC at start-up (Flyway), and the runtime
+ * connection pool every repository uses (vertx-pg-client, never blocking an event loop).
+ */
+public final class Database {
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    private Database() {
+    }
+
+    /** Applies pending migrations; blocking, call before the event loops serve requests. */
+    public static void migrate(final PostgresConfig pg) {
+        final Flyway flyway = Flyway.configure()
+                .dataSource(pg.jdbcUrl(), pg.user(), pg.password())
+                .connectRetries(10)
+                .locations("classpath:db/migration")
+                .load();
+        final MigrateResult result = flyway.migrate();
+        LOG.info("database schema at version {} ({} migrations applied now)", result.targetSchemaVersion,
+                result.migrationsExecuted);
+    }
+
+    public static Pool pool(final Vertx vertx, final PostgresConfig pg) {
+        final PgConnectOptions connect = PgConnectOptions.fromUri(pg.uri())
+                .setUser(pg.user())
+                .setPassword(pg.password())
+                .setCachePreparedStatements(true);
+        final NetClientOptions net = new NetClientOptions().setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+        final PoolOptions pool = new PoolOptions()
+                .setMaxSize(pg.poolSize())
+                // Bounded: past this many waiting requests the pool fails fast instead of queueing forever.
+                .setMaxWaitQueueSize(1024)
+                .setConnectionTimeout((int) CONNECT_TIMEOUT.toSeconds());
+        return PgBuilder.pool().with(pool).with(net).connectingTo(connect).using(vertx).build();
+    }
+
+    /** Whether PostgreSQL answers right now. */
+    public static Future<Void> ping(final Pool pool) {
+        return pool.query("SELECT 1").execute().mapEmpty();
+    }
+}

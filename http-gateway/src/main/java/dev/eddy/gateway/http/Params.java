@@ -1,0 +1,45 @@
+package dev.eddy.gateway.http;
+
+import io.vertx.ext.web.RoutingContext;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/** Typed reading of path and query parameters; a bad value is a 400 naming the parameter. */
+public final class Params {
+    private Params() {
+    }
+
+    public static int intParam(final RoutingContext ctx, final String name, final int fallback, final int min, final int max) {
+        final String raw = ctx.queryParams().get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            final int value = Integer.parseInt(raw.trim());
+            if (value < min || value > max) {
+                throw ApiError.badRequest("invalid_input", "'" + name + "' must be between " + min + " and " + max + ".", name);
+            }
+            return value;
+        } catch (final NumberFormatException e) {
+            throw ApiError.badRequest("invalid_input", "'" + name + "' must be an integer.", name);
+        }
+    }
+
+    /** A positive 64-bit id from the path; anything else is 404, as if the resource did not exist. */
+    public static long pathId(final RoutingContext ctx, final String name) {
+        final String raw = ctx.pathParam(name);
+        try {
+            final long id = Long.parseLong(raw);
+            if (id > 0) {
+                return id;
+            }
+        } catch (final NumberFormatException e) {
+            // fall through
+        }
+        throw ApiError.notFound("Not found.");
+    }
+
+    static String urlEncode(final String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}

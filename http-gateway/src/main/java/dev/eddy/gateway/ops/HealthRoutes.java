@@ -1,0 +1,69 @@
+package dev.eddy.gateway.ops;
+
+import dev.eddy.gateway.db.Database;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.topology.StreamsApp;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.sqlclient.Pool;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * {@code GET /_health}: 200 only when every part this process runs is ready (PostgreSQL answers for the
+ * gateway, Kafka Streams is RUNNING for a streams instance), else 503 naming what is not.
+ * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics.
+ */
+public final class HealthRoutes {
+    private static final Duration PING_TIMEOUT = Duration.ofSeconds(2);
+
+    private final Optional<Pool> pool;
+    private final Supplier<Optional<StreamsApp>> streams;
+    private final PrometheusMeterRegistry registry;
+
+    public HealthRoutes(final Optional<Pool> pool, final Supplier<Optional<StreamsApp>> streams,
+                        final PrometheusMeterRegistry registry) {
+        this.pool = pool;
+        this.streams = streams;
+        this.registry = registry;
+    }
+
+    public void mount(final Router router, final boolean runsStreams) {
+        router.get("/_health").handler(ctx -> health(ctx, runsStreams));
+        router.get("/metrics").handler(this::metrics);
+    }
+
+    private void health(final RoutingContext ctx, final boolean runsStreams) {
+        final Map<String, Object> checks = new LinkedHashMap<>();
+        final Future<Boolean> postgres = pool
+                .map(p -> Database.ping(p).timeout(PING_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .map(true).otherwise(false))
+                .orElse(Future.succeededFuture(true));
+        postgres.onComplete(result -> {
+            boolean ready = result.result();
+            if (pool.isPresent()) {
+                checks.put("postgres", ready ? "up" : "down");
+            }
+            if (runsStreams) {
+                final String state = streams.get().map(s -> s.state().name()).orElse("NOT_STARTED");
+                checks.put("streams", state);
+                ready &= "RUNNING".equals(state);
+            }
+            final Map<String, Object> body = new LinkedHashMap<>();
+            body.put("status", ready ? "ok" : "unavailable");
+            body.put("checks", checks);
+            Responses.json(ctx, ready ? 200 : 503, body);
+        });
+    }
+
+    private void metrics(final RoutingContext ctx) {
+        final String scrape = registry.scrape();
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(scrape);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.eddy.gateway.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.config.ConfigLoader;
+import dev.eddy.config.EddyConfig;
+import dev.eddy.gateway.Eddy;
+import dev.eddy.serde.Json;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/** Starts an Eddy on the shared infrastructure, isolated by topic prefix and database, and talks HTTP to it. */
+public final class TestEddy implements AutoCloseable {
+    private final Eddy eddy;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String topicPrefix;
+
+    private TestEddy(final Eddy eddy, final String topicPrefix) {
+        this.eddy = eddy;
+        this.topicPrefix = topicPrefix;
+    }
+
+    public static TestEddy start(final Infrastructure infra, final Path stateDir, final Map<String, String> extra) throws Exception {
+        final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        final Map<String, String> env = new HashMap<>(Map.of(
+                "EDDY_KAFKA_BOOTSTRAP", infra.kafkaBootstrap(),
+                "EDDY_KAFKA_TOPIC_PREFIX", prefix,
+                "EDDY_PARTITIONS", "4",
+                "EDDY_PG_URL", infra.newDatabase("eddy"),
+                "EDDY_PG_USER", infra.pgUser(),
+                "EDDY_PG_PASSWORD", infra.pgPassword(),
+                "EDDY_HTTP_HOST", "127.0.0.1",
+                "EDDY_HTTP_PORT", "0",
+                "EDDY_STATE_DIR", stateDir.toString()));
+        env.putAll(extra);
+        final EddyConfig config = ConfigLoader.load(env, Optional.empty());
+        final TestEddy test = new TestEddy(Eddy.start(config), prefix);
+        test.waitUntil(() -> test.get("/_health", Map.of()).statusCode() == 200, Duration.ofSeconds(60), "Eddy healthy");
+        return test;
+    }
+
+    public Eddy eddy() {
+        return eddy;
+    }
+
+    public String topic(final String name) {
+        return topicPrefix + name;
+    }
+
+    public String projectToken() {
+        return eddy.bootstrap().orElseThrow().projectToken();
+    }
+
+    public String personalKey() {
+        return eddy.bootstrap().orElseThrow().personalApiKey().orElseThrow();
+    }
+
+    public URI uri(final String path) {
+        return URI.create("http://127.0.0.1:" + eddy.port() + path);
+    }
+
+    public HttpResponse<String> post(final String path, final String body) {
+        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json").build());
+    }
+
+    public HttpResponse<String> get(final String path, final Map<String, String> headers) {
+        final HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).GET();
+        headers.forEach(b::header);
+        return send(b.build());
+    }
+
+    /** GET with the bootstrap personal API key. */
+    public HttpResponse<String> getAuthorized(final String path) {
+        return get(path, Map.of("Authorization", "Bearer " + personalKey()));
+    }
+
+    public HttpClient http() {
+        return http;
+    }
+
+    public HttpResponse<String> send(final HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (final IOException e) {
+            throw new IllegalStateException(e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static JsonNode json(final HttpResponse<String> response) {
+        try {
+            return Json.mapper().readTree(response.body());
+        } catch (final IOException e) {
+            throw new AssertionError("not JSON: " + response.body(), e);
+        }
+    }
+
+    /** Polls {@code condition} every 100 ms until it holds, or fails naming {@code what}. */
+    public void waitUntil(final BooleanSupplier condition, final Duration timeout, final String what) throws InterruptedException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    @Override
+    public void close() {
+        eddy.close();
+    }
+}
