@@ -1,0 +1,80 @@
+package dev.eddy.gateway.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.serde.Json;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class EventBuilderTest {
+    private static final Instant NOW = Instant.parse("2026-11-22T12:00:00Z");
+
+    @Test
+    void buildsTheEnvelopeFromAFullEvent() {
+        final CapturedEvent e = build("{\"event\":\"$pageview\",\"distinct_id\":\"u1\",\"uuid\":\"0190d5b4-0000-7000-8000-000000000001\","
+                + "\"timestamp\":\"2026-11-22T11:00:00.5+01:00\",\"properties\":{\"$current_url\":\"https://x\"}}").orElseThrow();
+
+        assertThat(e.event()).isEqualTo("$pageview");
+        assertThat(e.distinctId()).isEqualTo("u1");
+        assertThat(e.uuid()).isEqualTo("0190d5b4-0000-7000-8000-000000000001");
+        assertThat(e.timestamp()).isEqualTo(Instant.parse("2026-11-22T10:00:00.5Z"));
+        assertThat(e.properties().get("$current_url").asText()).isEqualTo("https://x");
+        assertThat(e.projectId()).isEqualTo(7);
+        assertThat(e.now()).isEqualTo(NOW);
+        assertThat(e.partitionKey()).isEqualTo("phc_t:u1");
+    }
+
+    @Test
+    void distinctIdFromPropertiesIsStringifiedAndCut() {
+        assertThat(build("{\"event\":\"e\",\"properties\":{\"distinct_id\":12345}}").orElseThrow().distinctId()).isEqualTo("12345");
+        assertThat(build("{\"event\":\"e\",\"$distinct_id\":\"dollar\"}").orElseThrow().distinctId()).isEqualTo("dollar");
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":\"" + "x".repeat(300) + "\"}").orElseThrow().distinctId()).hasSize(200);
+    }
+
+    @Test
+    void eventsWithoutNameOrDistinctIdAreNotIngested() {
+        assertThat(build("{\"distinct_id\":\"u\"}")).isEmpty();
+        assertThat(build("{\"event\":\"  \",\"distinct_id\":\"u\"}")).isEmpty();
+        assertThat(build("{\"event\":42,\"distinct_id\":\"u\"}")).isEmpty();
+        assertThat(build("{\"event\":\"e\"}")).isEmpty();
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":\"\"}")).isEmpty();
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":{\"a\":1}}")).isEmpty();
+    }
+
+    @Test
+    void missingOrInvalidUuidGetsAServerAssignedUuidV7() {
+        final CapturedEvent e = build("{\"event\":\"e\",\"distinct_id\":\"u\",\"uuid\":\"not-a-uuid\"}").orElseThrow();
+
+        assertThat(UUID.fromString(e.uuid()).version()).isEqualTo(7);
+    }
+
+    @Test
+    void timestampWithoutZoneIsUtcAndUnparseableTimestampIsNow() {
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":\"u\",\"timestamp\":\"2026-11-20T08:30:00\"}").orElseThrow().timestamp())
+                .isEqualTo(Instant.parse("2026-11-20T08:30:00Z"));
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":\"u\",\"timestamp\":\"yesterday\"}").orElseThrow().timestamp()).isEqualTo(NOW);
+        assertThat(build("{\"event\":\"e\",\"distinct_id\":\"u\"}").orElseThrow().timestamp()).isEqualTo(NOW);
+    }
+
+    @Test
+    void topLevelSetIsFoldedIntoProperties() {
+        final CapturedEvent e = build("{\"event\":\"$identify\",\"distinct_id\":\"u\",\"$set\":{\"email\":\"a@b.c\"},"
+                + "\"$set_once\":{\"first\":true}}").orElseThrow();
+
+        assertThat(e.properties().get("$set").get("email").asText()).isEqualTo("a@b.c");
+        assertThat(e.properties().get("$set_once").get("first").asBoolean()).isTrue();
+    }
+
+    private static Optional<CapturedEvent> build(final String json) {
+        try {
+            final JsonNode raw = Json.mapper().readTree(json);
+            return EventBuilder.build(raw, 7, "phc_t", NOW, "127.0.0.1");
+        } catch (final Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
