@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TopicProvisioner {
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
+    private static final long METADATA_RETRY_MS = 100;
 
     private TopicProvisioner() {
     }
@@ -73,13 +75,28 @@ public final class TopicProvisioner {
     private static void verify(final Admin admin, final KafkaConfig kafka, final List<Topic<?, ?>> topics,
                                final Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
         final Set<String> names = topics.stream().map(Topic::name).collect(Collectors.toSet());
-        final Map<String, TopicDescription> described =
-                admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        for (final TopicDescription d : described.values()) {
+        for (final TopicDescription d : describeOnceKnown(admin, names, timeout).values()) {
             if (d.partitions().size() < kafka.partitions()) {
                 throw new IllegalStateException("topic " + d.name() + " has " + d.partitions().size()
                         + " partitions but Eddy is configured with " + kafka.partitions()
                         + "; add partitions to the topic or lower 'partitions'");
+            }
+        }
+    }
+
+    /** A topic just created may not be in the broker's metadata yet: describe again until it is. */
+    private static Map<String, TopicDescription> describeOnceKnown(final Admin admin, final Set<String> names,
+                                                                   final Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (final ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(METADATA_RETRY_MS);
             }
         }
     }
