@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param now        when the gateway received the request
  * @param sentAt     the client's clock when it sent the request, when it said so
  * @param ip         client address, from the connection or X-Forwarded-For
+ * @param siteUrl    scheme and host the request was sent to
+ * @param lib        the SDK that sent the event ({@code $lib}), when it said
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -37,7 +39,9 @@ public record CapturedEvent(
         Instant timestamp,
         Instant now,
         Instant sentAt,
-        String ip) {
+        String ip,
+        String siteUrl,
+        String lib) {
 
     public static final int VERSION = 1;
 

@@ -20,7 +20,7 @@ class CapturedEventTest {
         final ObjectNode props = Json.mapper().createObjectNode().put("$current_url", "https://example.com");
         final CapturedEvent event = new CapturedEvent(1, "0190d5b4-0000-7000-8000-000000000001", 7, "phc_abc", "user-1",
                 "$pageview", props, Instant.parse("2026-11-22T10:00:00.123Z"), Instant.parse("2026-11-22T10:00:01Z"),
-                null, "127.0.0.1");
+                null, "127.0.0.1", null, null);
 
         final byte[] bytes = serde.serializer().serialize("events.ingest", event);
         final JsonNode json = Json.mapper().readTree(bytes);

@@ -17,7 +17,7 @@ import org.apache.kafka.streams.state.Stores;
  * the same one. Every source, processor and store is named, so a change never renames state.
  */
 public final class EddyTopology {
-    static final String INGEST_SOURCE = "events-ingest-source";
+    static final String EVENTS_SOURCE = "events-source";
     static final String ROLLUP_PROCESSOR = "trend-rollup";
 
     private EddyTopology() {
@@ -28,8 +28,10 @@ public final class EddyTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS), HourlyEventKey.serde(), Serdes.Long()));
 
-        final KStream<String, CapturedEvent> events = builder.stream(topics.ingest().name(),
-                Consumed.with(topics.ingest().keySerde(), topics.ingest().valueSerde()).withName(INGEST_SOURCE));
+        // Live, historical and overflow events are processed alike: replayed history lands in the same stores.
+        final KStream<String, CapturedEvent> events = builder.stream(
+                topics.eventSources().stream().map(Topic::name).toList(),
+                Consumed.with(topics.ingest().keySerde(), topics.ingest().valueSerde()).withName(EVENTS_SOURCE));
         events.process(RollupProcessor::new, Named.as(ROLLUP_PROCESSOR), StoreNames.TREND_ROLLUPS);
         return builder.build();
     }

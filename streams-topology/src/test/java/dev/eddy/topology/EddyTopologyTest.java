@@ -93,7 +93,7 @@ class EddyTopologyTest {
 
     private void send(final long project, final String name, final Instant at) {
         final CapturedEvent e = new CapturedEvent(1, UUID.randomUUID().toString(), project, "phc_" + project, "user-1",
-                name, Json.mapper().createObjectNode(), at, at, null, "127.0.0.1");
+                name, Json.mapper().createObjectNode(), at, at, null, "127.0.0.1", null, null);
         ingest.pipeInput(e.partitionKey(), e, at);
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.serde.Json;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,8 +18,9 @@ import java.util.Optional;
  *                   level, else from the first event's {@code properties.token}/{@code $token}
  * @param events     raw event objects
  * @param historical {@code historical_migration: true}
+ * @param sentAt     the request's {@code sent_at}: the client's clock when it sent the request
  */
-public record CaptureRequest(Optional<String> token, List<JsonNode> events, boolean historical) {
+public record CaptureRequest(Optional<String> token, List<JsonNode> events, boolean historical, Optional<Instant> sentAt) {
     /** Longest project API key PostHog accepts. */
     static final int MAX_TOKEN_LENGTH = 64;
     private static final String[] TOKEN_FIELDS = {"api_key", "token", "$token"};
@@ -54,7 +56,8 @@ public record CaptureRequest(Optional<String> token, List<JsonNode> events, bool
         }
         final Optional<String> token = root.isObject() ? topLevelToken(root).or(() -> eventToken(events)) : eventToken(events);
         return new CaptureRequest(token.map(CaptureRequest::validToken), events,
-                root.isObject() && root.path("historical_migration").asBoolean(false));
+                root.isObject() && root.path("historical_migration").asBoolean(false),
+                root.isObject() ? EventTimestamps.parse(root.get("sent_at")) : Optional.empty());
     }
 
     private static Optional<String> topLevelToken(final JsonNode root) {

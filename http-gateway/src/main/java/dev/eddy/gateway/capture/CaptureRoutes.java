@@ -1,55 +1,98 @@
 package dev.eddy.gateway.capture;
 
 import dev.eddy.config.CaptureConfig;
-import dev.eddy.events.CapturedEvent;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.topology.EddyTopics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.CorsHandler;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Public ingestion: {@code POST /capture/} (one event) and {@code POST /batch/}. Authenticated by the project
- * API key in the body; answers {@code {"status": 1}} only after Kafka acknowledged every event of the request.
+ * Public ingestion on every path PostHog SDKs call ({@code /capture}, {@code /batch}, {@code /e},
+ * {@code /i/v0/e}, {@code /track}, {@code /engage}; GET, POST and CORS preflight). Authenticated by the project
+ * API key in the payload; answers {@code {"status": 1}} (or 204 for {@code beacon=1}) only after Kafka
+ * acknowledged every event of the request. Routing policy lives here: historical batches to
+ * {@code events.historical}, a key past its rate to {@code events.overflow}, everything else to
+ * {@code events.ingest}; {@link EventProducer} only writes.
  */
 public final class CaptureRoutes {
     private static final Logger LOG = LoggerFactory.getLogger(CaptureRoutes.class);
     private static final Map<String, Integer> OK = Map.of("status", 1);
     private static final int RETRY_AFTER_SECONDS = 5;
+    private static final List<String> EVENT_PATHS = List.of("/capture", "/e", "/i/v0/e", "/track", "/engage");
+    private static final String BATCH_PATH = "/batch";
+    private static final String ENGAGE_PATH = "/engage";
+    private static final String FORM = "application/x-www-form-urlencoded";
 
     private final ProjectTokens tokens;
     private final EventProducer producer;
-    private final String ingestTopic;
+    private final EddyTopics topics;
     private final CaptureConfig limits;
+    private final PayloadDecoder decoder;
+    private final OverflowLimiter overflow;
+    private final MeterRegistry registry;
+    private final Map<String, Counter> produced = new ConcurrentHashMap<>();
+    private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
 
-    public CaptureRoutes(final ProjectTokens tokens, final EventProducer producer, final String ingestTopic,
-                         final CaptureConfig limits) {
+    public CaptureRoutes(final ProjectTokens tokens, final EventProducer producer, final EddyTopics topics,
+                         final CaptureConfig limits, final MeterRegistry registry) {
         this.tokens = tokens;
         this.producer = producer;
-        this.ingestTopic = ingestTopic;
+        this.topics = topics;
         this.limits = limits;
+        this.decoder = new PayloadDecoder(limits.maxDecodedBytes());
+        this.overflow = new OverflowLimiter(limits.overflow());
+        this.registry = registry;
     }
 
     public void mount(final Router router) {
-        // File uploads off: a public route must never write request data to disk.
-        router.post("/capture").handler(BodyHandler.create(false).setBodyLimit(limits.maxEventBodyBytes())).handler(this::capture);
-        router.post("/batch").handler(BodyHandler.create(false).setBodyLimit(limits.maxBatchBodyBytes())).handler(this::capture);
+        // Browser SDKs post from any site: answer CORS for every origin, as PostHog's capture does.
+        final CorsHandler cors = CorsHandler.create()
+                .addOriginWithRegex(".*")
+                .allowCredentials(true)
+                .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
+                .allowedHeaders(Set.of("Content-Type", "Content-Encoding", "Authorization", "X-Requested-With"))
+                .maxAgeSeconds(3600);
+        for (final String path : EVENT_PATHS) {
+            mount(router, cors, path, limits.maxEventBodyBytes());
+        }
+        mount(router, cors, BATCH_PATH, limits.maxBatchBodyBytes());
     }
 
-    private void capture(final RoutingContext ctx) {
-        final CaptureRequest request = CaptureRequest.parse(ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes());
+    private void mount(final Router router, final CorsHandler cors, final String path, final int bodyLimit) {
+        final boolean engage = ENGAGE_PATH.equals(path);
+        router.route(path).method(HttpMethod.GET).method(HttpMethod.POST).method(HttpMethod.OPTIONS)
+                .handler(cors)
+                // Bounded while streaming: past the limit the request fails with 413 before more is read.
+                // File uploads off: a public route never writes request data to disk.
+                .handler(BodyHandler.create(false).setBodyLimit(bodyLimit))
+                .handler(ctx -> capture(ctx, engage));
+    }
+
+    private void capture(final RoutingContext ctx, final boolean engage) {
+        final CaptureRequest request = CaptureRequest.parse(decoder.decode(raw(ctx)));
         final String token = request.token().orElseThrow(() -> ApiError.unauthenticated("missing_api_key",
                 "API key not provided. You can find your project API key in your project settings."));
         final Instant now = Instant.now();
-        final String ip = clientIp(ctx);
+        final Optional<Instant> sentAt = request.sentAt().or(() -> legacySentAt(ctx));
         tokens.projectOf(token)
                 .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
@@ -58,13 +101,75 @@ public final class CaptureRoutes {
                         return Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
                                 "Project API key invalid. You can find your project API key in your project settings."));
                     }
-                    final List<CapturedEvent> events = new ArrayList<>(request.events().size());
-                    request.events().forEach(raw ->
-                            EventBuilder.build(raw, project.get(), token, now, ip).ifPresent(events::add));
-                    return producer.send(ctx.vertx().getOrCreateContext(), ingestTopic, events);
+                    final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
+                            sentAt, clientIp(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
+                    return producer.send(ctx.vertx().getOrCreateContext(), route(request, context));
                 })
-                .onSuccess(v -> Responses.json(ctx, 200, OK))
+                .onSuccess(v -> {
+                    if ("1".equals(ctx.queryParams().get("beacon"))) {
+                        ctx.response().setStatusCode(204).end();
+                    } else {
+                        Responses.json(ctx, 200, OK);
+                    }
+                })
                 .onFailure(e -> ctx.fail(asApiError(e)));
+    }
+
+    private List<EventProducer.Outgoing> route(final CaptureRequest request, final EventBuilder.RequestContext context) {
+        final List<EventProducer.Outgoing> records = new ArrayList<>(request.events().size());
+        for (final var raw : request.events()) {
+            final EventBuilder.Built built = EventBuilder.build(raw, context);
+            if (built instanceof EventBuilder.Dropped drop) {
+                count(dropped, "eddy.capture.events.dropped", "reason", drop.reason());
+                continue;
+            }
+            final var event = ((EventBuilder.Accepted) built).event();
+            final EventProducer.Outgoing record;
+            if (request.historical()) {
+                record = new EventProducer.Outgoing(topics.historical().name(), event.partitionKey(), event);
+            } else if (overflow.overflows(event.partitionKey())) {
+                record = new EventProducer.Outgoing(topics.overflow().name(), null, event);
+            } else {
+                record = new EventProducer.Outgoing(topics.ingest().name(), event.partitionKey(), event);
+            }
+            records.add(record);
+        }
+        records.forEach(r -> count(produced, "eddy.capture.events", "topic", r.topic()));
+        return records;
+    }
+
+    /** The payload as sent: the body, or the {@code data} field of a form or a GET query. */
+    private static PayloadDecoder.Raw raw(final RoutingContext ctx) {
+        final Optional<String> queryCompression = Optional.ofNullable(ctx.queryParams().get("compression"));
+        final Optional<String> encoding = Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_ENCODING));
+        if (ctx.request().method() == HttpMethod.GET) {
+            return field(ctx.queryParams().get("data"), queryCompression.or(() -> encoding));
+        }
+        final String contentType = Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)).orElse("");
+        if (contentType.regionMatches(true, 0, FORM, 0, FORM.length())) {
+            return field(ctx.request().getFormAttribute("data"),
+                    queryCompression.or(() -> Optional.ofNullable(ctx.request().getFormAttribute("compression")))
+                            .or(() -> encoding));
+        }
+        final byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+        return new PayloadDecoder.Raw(body, queryCompression.or(() -> encoding), false);
+    }
+
+    private static PayloadDecoder.Raw field(final String data, final Optional<String> compression) {
+        return new PayloadDecoder.Raw(data == null ? new byte[0] : data.getBytes(StandardCharsets.UTF_8), compression, true);
+    }
+
+    /** Old SDKs send the client's clock as {@code ?_=<epoch millis>}. */
+    private static Optional<Instant> legacySentAt(final RoutingContext ctx) {
+        final String millis = ctx.queryParams().get("_");
+        if (millis == null || !millis.matches("\\d{10,16}")) {
+            return Optional.empty();
+        }
+        return Optional.of(Instant.ofEpochMilli(Long.parseLong(millis)));
+    }
+
+    private void count(final Map<String, Counter> counters, final String name, final String tag, final String value) {
+        counters.computeIfAbsent(value, v -> Counter.builder(name).tag(tag, v).register(registry)).increment();
     }
 
     private static Throwable asApiError(final Throwable e) {
@@ -88,5 +193,9 @@ public final class CaptureRoutes {
             return (comma < 0 ? forwarded : forwarded.substring(0, comma)).trim();
         }
         return ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().hostAddress();
+    }
+
+    private static String siteUrl(final RoutingContext ctx) {
+        return ctx.request().scheme() + "://" + ctx.request().authority();
     }
 }

@@ -7,14 +7,12 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.serde.Json;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Turns one raw event of a request into the {@link CapturedEvent} written to Kafka. An event without a name
- * or a distinct id is not ingested (PostHog answers 200 for the request all the same): the result is empty.
+ * Turns one raw event of a request into the {@link CapturedEvent} written to Kafka, or says why it is not
+ * ingested: PostHog drops an event without a name or without a distinct id and answers 200 all the same.
  */
 public final class EventBuilder {
     /** PostHog cuts distinct ids to 200 characters. */
@@ -25,24 +23,50 @@ public final class EventBuilder {
     }
 
     /**
-     * @param raw       the event object as sent
-     * @param projectId the project its token resolved to
-     * @param token     that token
-     * @param now       when the request arrived
-     * @param ip        the client's address
+     * What every event of one request shares.
+     *
+     * @param projectId   the project the token resolved to
+     * @param token       that token
+     * @param now         when the request arrived
+     * @param sentAt      the client's clock when it sent the request, if it said
+     * @param ip          the client's address
+     * @param siteUrl     scheme and host the request was sent to
+     * @param defaultName name of events that have none ({@code $identify} on /engage), or empty
      */
-    public static Optional<CapturedEvent> build(final JsonNode raw, final long projectId, final String token,
-                                                final Instant now, final String ip) {
-        final JsonNode name = raw.get("event");
-        if (name == null || !name.isTextual() || name.asText().isBlank()) {
-            return Optional.empty();
+    public record RequestContext(long projectId, String token, Instant now, Optional<Instant> sentAt, String ip,
+                                 String siteUrl, Optional<String> defaultName) {
+    }
+
+    /** An event to ingest, or the reason it is not ingested. */
+    public sealed interface Built permits Accepted, Dropped {
+    }
+
+    /** @param event the envelope to produce */
+    public record Accepted(CapturedEvent event) implements Built {
+    }
+
+    /** @param reason metric label: {@code missing_event_name}, {@code missing_distinct_id}, {@code empty_distinct_id} */
+    public record Dropped(String reason) implements Built {
+    }
+
+    public static Built build(final JsonNode raw, final RequestContext request) {
+        final JsonNode nameNode = raw.get("event");
+        final Optional<String> name = nameNode != null && nameNode.isTextual() && !nameNode.asText().isBlank()
+                ? Optional.of(nameNode.asText())
+                : request.defaultName().filter(n -> nameNode == null || nameNode.isNull());
+        if (name.isEmpty()) {
+            return new Dropped("missing_event_name");
         }
         final ObjectNode properties = raw.path("properties").isObject()
                 ? ((ObjectNode) raw.get("properties")).deepCopy()
                 : Json.mapper().createObjectNode();
-        final Optional<String> distinctId = distinctId(raw, properties);
-        if (distinctId.isEmpty()) {
-            return Optional.empty();
+        final JsonNode id = distinctIdNode(raw, properties);
+        if (id == null || id.isNull() || id.isContainerNode()) {
+            return new Dropped("missing_distinct_id");
+        }
+        final String distinctId = id.isTextual() ? id.asText() : id.toString();
+        if (distinctId.isBlank()) {
+            return new Dropped("empty_distinct_id");
         }
         // Top-level $set/$set_once belong to the person update, as if sent inside properties.
         for (final String field : new String[] {"$set", "$set_once"}) {
@@ -50,26 +74,22 @@ public final class EventBuilder {
                 properties.set(field, raw.get(field).deepCopy());
             }
         }
-        return Optional.of(new CapturedEvent(CapturedEvent.VERSION, uuid(raw), projectId, token, distinctId.get(),
-                name.asText(), properties, timestamp(raw, now), now, null, ip));
+        final Optional<Instant> sentAt = EventTimestamps.parse(raw.get("sent_at")).or(request::sentAt);
+        final String lib = properties.path("$lib").isTextual() ? properties.get("$lib").asText() : null;
+        return new Accepted(new CapturedEvent(CapturedEvent.VERSION, uuid(raw), request.projectId(), request.token(),
+                distinctId.length() > MAX_DISTINCT_ID_LENGTH ? distinctId.substring(0, MAX_DISTINCT_ID_LENGTH) : distinctId,
+                name.get(), properties, EventTimestamps.resolve(raw, request.sentAt(), request.now()), request.now(),
+                sentAt.orElse(null), request.ip(), request.siteUrl(), lib));
     }
 
-    private static Optional<String> distinctId(final JsonNode raw, final ObjectNode properties) {
-        JsonNode id = raw.get("distinct_id");
-        if (id == null || id.isNull()) {
-            id = raw.get("$distinct_id");
+    private static JsonNode distinctIdNode(final JsonNode raw, final ObjectNode properties) {
+        for (final JsonNode candidate : new JsonNode[] {raw.get("distinct_id"), raw.get("$distinct_id"),
+                properties.get("distinct_id"), properties.get("$distinct_id")}) {
+            if (candidate != null && !candidate.isNull()) {
+                return candidate;
+            }
         }
-        if (id == null || id.isNull()) {
-            id = properties.get("distinct_id");
-        }
-        if (id == null || id.isNull() || id.isContainerNode()) {
-            return Optional.empty();
-        }
-        final String text = id.isTextual() ? id.asText() : id.toString();
-        if (text.isBlank()) {
-            return Optional.empty();
-        }
-        return Optional.of(text.length() > MAX_DISTINCT_ID_LENGTH ? text.substring(0, MAX_DISTINCT_ID_LENGTH) : text);
+        return null;
     }
 
     private static String uuid(final JsonNode raw) {
@@ -82,22 +102,5 @@ public final class EventBuilder {
             }
         }
         return UUID_V7.generate().toString();
-    }
-
-    private static Instant timestamp(final JsonNode raw, final Instant now) {
-        final JsonNode given = raw.get("timestamp");
-        if (given != null && given.isTextual()) {
-            try {
-                return OffsetDateTime.parse(given.asText()).toInstant();
-            } catch (final DateTimeParseException e) {
-                try {
-                    // PostHog accepts an ISO date-time without a zone and reads it as UTC.
-                    return java.time.LocalDateTime.parse(given.asText()).toInstant(java.time.ZoneOffset.UTC);
-                } catch (final DateTimeParseException ignored) {
-                    return now;
-                }
-            }
-        }
-        return now;
     }
 }

@@ -81,21 +81,31 @@ public final class EventProducer implements AutoCloseable {
     }
 
     /**
-     * Sends {@code events} to {@code topic} in order, keyed by their partition key; the future completes on
-     * {@code context} when all are acknowledged, or fails with the first error.
+     * One record to write.
+     *
+     * @param topic where it goes
+     * @param key   its key, or null to let the producer spread it (overflow)
+     * @param event the envelope
      */
-    public Future<Void> send(final Context context, final String topic, final List<CapturedEvent> events) {
+    public record Outgoing(String topic, String key, CapturedEvent event) {
+    }
+
+    /**
+     * Sends {@code records} in order; the future completes on {@code context} when all are acknowledged, or
+     * fails with the first error.
+     */
+    public Future<Void> send(final Context context, final List<Outgoing> records) {
         final Promise<Void> promise = Promise.promise();
-        if (events.isEmpty()) {
+        if (records.isEmpty()) {
             promise.complete();
             return promise.future();
         }
-        final AtomicInteger pending = new AtomicInteger(events.size());
+        final AtomicInteger pending = new AtomicInteger(records.size());
         try {
             sender.execute(() -> {
-                for (final CapturedEvent event : events) {
+                for (final Outgoing record : records) {
                     try {
-                        producer.send(new ProducerRecord<>(topic, event.partitionKey(), event), (metadata, error) -> {
+                        producer.send(new ProducerRecord<>(record.topic(), record.key(), record.event()), (metadata, error) -> {
                             if (error != null) {
                                 context.runOnContext(v -> promise.tryFail(error));
                             } else if (pending.decrementAndGet() == 0) {

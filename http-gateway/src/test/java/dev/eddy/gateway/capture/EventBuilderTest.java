@@ -69,10 +69,50 @@ class EventBuilderTest {
         assertThat(e.properties().get("$set_once").get("first").asBoolean()).isTrue();
     }
 
+    @Test
+    void dropsCarryTheReasonForTheMetric() {
+        assertThat(built("{\"distinct_id\":\"u\"}")).isEqualTo(new EventBuilder.Dropped("missing_event_name"));
+        assertThat(built("{\"event\":\"e\"}")).isEqualTo(new EventBuilder.Dropped("missing_distinct_id"));
+        assertThat(built("{\"event\":\"e\",\"distinct_id\":\" \"}")).isEqualTo(new EventBuilder.Dropped("empty_distinct_id"));
+    }
+
+    @Test
+    void engageEventsWithoutANameBecomeIdentify() {
+        final EventBuilder.RequestContext engage = new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                "127.0.0.1", "http://localhost", Optional.of("$identify"));
+        final EventBuilder.Built built = EventBuilder.build(json("{\"$distinct_id\":\"u\",\"$set\":{\"plan\":\"pro\"}}"), engage);
+
+        final CapturedEvent e = ((EventBuilder.Accepted) built).event();
+        assertThat(e.event()).isEqualTo("$identify");
+        assertThat(e.properties().get("$set").get("plan").asText()).isEqualTo("pro");
+    }
+
+    @Test
+    void sentAtCorrectsClockSkewAndIsKept() {
+        final EventBuilder.RequestContext skewed = new EventBuilder.RequestContext(7, "phc_t", NOW,
+                Optional.of(NOW.plusSeconds(5)), "127.0.0.1", "http://localhost", Optional.empty());
+        final CapturedEvent e = ((EventBuilder.Accepted) EventBuilder.build(
+                json("{\"event\":\"e\",\"distinct_id\":\"u\",\"timestamp\":\"2026-11-22T11:59:55Z\",\"properties\":{\"$lib\":\"web\"}}"),
+                skewed)).event();
+
+        assertThat(e.timestamp()).isEqualTo(Instant.parse("2026-11-22T11:59:50Z"));
+        assertThat(e.sentAt()).isEqualTo(NOW.plusSeconds(5));
+        assertThat(e.lib()).isEqualTo("web");
+        assertThat(e.siteUrl()).isEqualTo("http://localhost");
+    }
+
+    private static EventBuilder.Built built(final String json) {
+        return EventBuilder.build(json(json), new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                "127.0.0.1", "http://localhost", Optional.empty()));
+    }
+
     private static Optional<CapturedEvent> build(final String json) {
+        return built(json) instanceof EventBuilder.Accepted a ? Optional.of(a.event()) : Optional.empty();
+    }
+
+    private static JsonNode json(final String json) {
         try {
-            final JsonNode raw = Json.mapper().readTree(json);
-            return EventBuilder.build(raw, 7, "phc_t", NOW, "127.0.0.1");
+            return Json.mapper().readTree(json);
         } catch (final Exception e) {
             throw new AssertionError(e);
         }

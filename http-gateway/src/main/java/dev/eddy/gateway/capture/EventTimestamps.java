@@ -1,0 +1,80 @@
+package dev.eddy.gateway.capture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+
+/**
+ * PostHog's event-time rules. With a {@code timestamp} and a {@code sent_at}, the client's clock skew is
+ * removed: {@code now + (timestamp − sent_at)} (unless {@code $ignore_sent_at}); a {@code timestamp} alone is
+ * taken as is; an {@code offset} in milliseconds means {@code now − offset}; nothing means {@code now}. A time
+ * more than 23 hours ahead of the server's clock, or one that does not parse, becomes {@code now}.
+ */
+public final class EventTimestamps {
+    static final Duration MAX_FUTURE = Duration.ofHours(23);
+
+    private EventTimestamps() {
+    }
+
+    /**
+     * @param event  the raw event
+     * @param sentAt the client's clock when it sent the request (event-level {@code sent_at} wins)
+     * @param now    the server's clock when the request arrived
+     */
+    public static Instant resolve(final JsonNode event, final Optional<Instant> sentAt, final Instant now) {
+        final Optional<Instant> eventSentAt = parse(event.get("sent_at")).or(() -> sentAt);
+        final boolean ignoreSentAt = event.path("properties").path("$ignore_sent_at").asBoolean(false);
+        final Instant resolved;
+        final JsonNode timestamp = event.get("timestamp");
+        if (timestamp != null && !timestamp.isNull()) {
+            final Optional<Instant> parsed = parse(timestamp);
+            if (parsed.isEmpty()) {
+                return now;
+            }
+            resolved = eventSentAt.isPresent() && !ignoreSentAt
+                    ? now.minus(Duration.between(parsed.get(), eventSentAt.get()))
+                    : parsed.get();
+        } else if (event.path("offset").isNumber()) {
+            resolved = now.minusMillis(event.get("offset").asLong());
+        } else {
+            resolved = now;
+        }
+        return resolved.isAfter(now.plus(MAX_FUTURE)) ? now : resolved;
+    }
+
+    /** ISO 8601 with or without zone (UTC when absent), a bare date, or an RFC 1123 date. */
+    public static Optional<Instant> parse(final JsonNode value) {
+        if (value == null || !value.isTextual()) {
+            return Optional.empty();
+        }
+        final String text = value.asText().trim();
+        try {
+            return Optional.of(OffsetDateTime.parse(text).toInstant());
+        } catch (final DateTimeParseException e) {
+            // try the next form
+        }
+        try {
+            return Optional.of(LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
+        } catch (final DateTimeParseException e) {
+            // try the next form
+        }
+        try {
+            return Optional.of(LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant());
+        } catch (final DateTimeParseException e) {
+            // try the next form
+        }
+        try {
+            return Optional.of(ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+        } catch (final DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package dev.eddy.gateway.capture;
+
+import dev.eddy.gateway.http.ApiError;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Turns what an SDK sent into JSON bytes, the ways PostHog's capture accepts: a raw body (JSON, or base64 of
+ * JSON), a form or query field {@code data=}, compressed with gzip (announced by {@code compression=gzip},
+ * {@code gzip-js}, {@code Content-Encoding: gzip}, or only by gzip's magic bytes, as the newest posthog-js sends
+ * it) or with lz-string ({@code compression=lz64}). Every expansion is bounded by {@code maxDecodedBytes}.
+ */
+public final class PayloadDecoder {
+    private static final int GZIP_MAGIC_0 = 0x1f;
+    private static final int GZIP_MAGIC_1 = 0x8b;
+
+    private final int maxDecodedBytes;
+
+    public PayloadDecoder(final int maxDecodedBytes) {
+        this.maxDecodedBytes = maxDecodedBytes;
+    }
+
+    /**
+     * What arrived.
+     *
+     * @param body            raw body, or the {@code data} field's value when the request was a form or a GET
+     * @param compression     {@code compression} from the query or the form, else {@code Content-Encoding}
+     * @param fromField       whether {@code body} came from a {@code data=} field (text, maybe base64)
+     */
+    public record Raw(byte[] body, Optional<String> compression, boolean fromField) {
+    }
+
+    /** The JSON bytes of the payload; a 400 when it cannot be decoded, a 413 when it expands too far. */
+    public byte[] decode(final Raw raw) {
+        byte[] data = raw.body();
+        if (data.length == 0) {
+            throw ApiError.badRequest("no_data", "No data found. Make sure to use a POST request with a body.", null);
+        }
+        final String compression = raw.compression().map(c -> c.trim().toLowerCase(Locale.ROOT)).orElse("");
+        if ("lz64".equals(compression)) {
+            return lz64(data);
+        }
+        if (raw.fromField() && !looksLikeJson(data) && !isGzip(data)) {
+            // Form and query fields carry base64 (spaces are '+' that URL decoding turned into spaces).
+            data = base64(data).orElseThrow(() -> invalid("data is neither JSON nor base64"));
+        }
+        if ("gzip".equals(compression) || "gzip-js".equals(compression) || isGzip(data)) {
+            data = gunzip(data);
+        } else if (!compression.isEmpty() && !"identity".equals(compression)) {
+            throw ApiError.badRequest("invalid_payload", "Unknown compression '" + compression + "'.", "compression");
+        }
+        if (!looksLikeJson(data)) {
+            data = base64(data).filter(PayloadDecoder::looksLikeJson).orElse(data);
+        }
+        return data;
+    }
+
+    private byte[] lz64(final byte[] data) {
+        final String text = new String(data, StandardCharsets.ISO_8859_1).replace(' ', '+').trim();
+        try {
+            final String json = LzString.decompressFromBase64(text, maxDecodedBytes)
+                    .filter(s -> !s.isEmpty())
+                    .orElseThrow(() -> invalid("data is not lz-string base64"));
+            return json.getBytes(StandardCharsets.UTF_8);
+        } catch (final LzString.TooLarge e) {
+            throw ApiError.payloadTooLarge();
+        }
+    }
+
+    private byte[] gunzip(final byte[] data) {
+        if (!isGzip(data)) {
+            throw invalid("data is not gzip");
+        }
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(data))) {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(maxDecodedBytes, data.length * 4));
+            final byte[] buffer = new byte[16 * 1024];
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                if (out.size() + n > maxDecodedBytes) {
+                    throw ApiError.payloadTooLarge();
+                }
+                out.write(buffer, 0, n);
+            }
+            return out.toByteArray();
+        } catch (final IOException e) {
+            throw invalid("Failed to decompress data: " + e.getMessage());
+        }
+    }
+
+    private static Optional<byte[]> base64(final byte[] data) {
+        final String text = new String(data, StandardCharsets.ISO_8859_1).trim().replace(' ', '+');
+        for (final Base64.Decoder decoder : new Base64.Decoder[] {Base64.getDecoder(), Base64.getUrlDecoder()}) {
+            try {
+                return Optional.of(decoder.decode(pad(text)));
+            } catch (final IllegalArgumentException e) {
+                // try the next alphabet
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String pad(final String text) {
+        final String bare = text.replaceAll("=+$", "");
+        return bare + "===".substring(0, (4 - bare.length() % 4) % 4);
+    }
+
+    private static boolean isGzip(final byte[] data) {
+        return data.length >= 2 && (data[0] & 0xff) == GZIP_MAGIC_0 && (data[1] & 0xff) == GZIP_MAGIC_1;
+    }
+
+    private static boolean looksLikeJson(final byte[] data) {
+        for (final byte b : data) {
+            if (b == ' ' || b == '\n' || b == '\r' || b == '\t') {
+                continue;
+            }
+            return b == '{' || b == '[';
+        }
+        return false;
+    }
+
+    private static ApiError invalid(final String detail) {
+        return ApiError.badRequest("invalid_payload", "Malformed request data: " + detail + ".", null);
+    }
+}
