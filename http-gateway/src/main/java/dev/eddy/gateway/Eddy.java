@@ -140,7 +140,7 @@ public final class Eddy implements AutoCloseable {
         new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry).mount(router, config.role().runsStreams());
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
-            new CaptureRoutes(new ProjectTokens(projects), producer.get(), topics, config.capture(), registry).mount(router);
+            new CaptureRoutes(new ProjectTokens(projects::idForToken), producer.get(), topics, config.capture(), registry).mount(router);
             router.route("/api/*").handler(new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get())));
             new ProjectRoutes(projects).mount(router);
             new EventCountRoutes(projects, new EventCountService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised))

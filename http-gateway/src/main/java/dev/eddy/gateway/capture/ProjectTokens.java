@@ -7,6 +7,7 @@ import dev.eddy.gateway.projects.ProjectRepository;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Resolves a project API key to its project for every ingestion request. Answers are cached: known tokens
@@ -20,12 +21,13 @@ public final class ProjectTokens {
 
     private final AsyncLoadingCache<String, Optional<Long>> cache;
 
-    public ProjectTokens(final ProjectRepository projects) {
+    /** @param lookup finds the project of a token in the database ({@link ProjectRepository#idForToken}) */
+    public ProjectTokens(final Function<String, Future<Optional<Long>>> lookup) {
         this.cache = Caffeine.newBuilder()
                 .maximumSize(MAX_ENTRIES)
                 .expireAfter(Expiry.<String, Optional<Long>>writing((token, project) ->
                         project.isPresent() ? KNOWN_TTL : UNKNOWN_TTL))
-                .buildAsync((token, executor) -> projects.idForToken(token).toCompletionStage().toCompletableFuture());
+                .buildAsync((token, executor) -> lookup.apply(token).toCompletionStage().toCompletableFuture());
     }
 
     /** The project of {@code token}, or empty when no project has it. */
