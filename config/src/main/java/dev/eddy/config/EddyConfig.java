@@ -31,8 +31,4 @@ public record EddyConfig(
     public EddyConfig withRole(final Role newRole) {
         return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap);
     }
-
-    public EddyConfig withHttp(final HttpConfig newHttp) {
-        return new EddyConfig(role, newHttp, kafka, streams, pg, capture, bootstrap);
-    }
 }

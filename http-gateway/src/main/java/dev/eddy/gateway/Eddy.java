@@ -1,7 +1,6 @@
 package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
-import dev.eddy.events.EventSerdes;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.PersonalApiKeyRepository;
 import dev.eddy.gateway.capture.CaptureRoutes;
@@ -10,6 +9,7 @@ import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.http.ErrorHandler;
+import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
@@ -28,9 +28,9 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,7 @@ public final class Eddy implements AutoCloseable {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicReference<StreamsApp> streams = new AtomicReference<>();
     private Vertx vertx;
-    private HttpServer server;
+    private int port;
     private Optional<Bootstrap.Result> bootstrap = Optional.empty();
 
     private Eddy(final EddyConfig config) {
@@ -106,7 +107,7 @@ public final class Eddy implements AutoCloseable {
             closeables.add(p::close);
             pool = Optional.of(p);
             bootstrap = Optional.of(await(Bootstrap.run(p, config.bootstrap())));
-            final EventProducer eventProducer = EventProducer.create(config.kafka(), EventSerdes.capturedEvent().serializer());
+            final EventProducer eventProducer = EventProducer.create(config.kafka());
             closeables.add(eventProducer);
             final KafkaClientMetrics producerMetrics = new KafkaClientMetrics(eventProducer.client());
             producerMetrics.bindTo(registry);
@@ -114,14 +115,18 @@ public final class Eddy implements AutoCloseable {
             producer = Optional.of(eventProducer);
         }
 
-        final Router router = router(topics, pool, producer, registry);
-        server = await(vertx.createHttpServer(new HttpServerOptions()
-                        .setHost(config.http().host())
-                        .setMaxHeaderSize(MAX_HEADER_BYTES)
-                        .setCompressionSupported(true))
-                .requestHandler(router)
-                .listen(config.http().port()));
-        LOG.info("HTTP listening on {}:{} (role {})", config.http().host(), server.actualPort(), config.role());
+        final List<Consumer<Router>> routes = routes(topics, pool, producer, registry);
+        final HttpServerOptions options = new HttpServerOptions()
+                .setHost(config.http().host())
+                .setMaxHeaderSize(MAX_HEADER_BYTES)
+                .setCompressionSupported(true);
+        // One server per event loop on one port; Vert.x shares the bound socket among them. Servers asking for
+        // port 0 would each get their own random port, so port 0 is first resolved to a free port (tests).
+        final int loops = config.http().effectiveEventLoops();
+        port = config.http().port() != 0 ? config.http().port() : freePort(config.http().host());
+        await(vertx.deployVerticle(() -> new HttpServerVerticle(options, port, v -> router(v, routes)),
+                new DeploymentOptions().setInstances(loops)));
+        LOG.info("HTTP listening on {}:{} with {} event loops (role {})", config.http().host(), port, loops, config.role());
 
         if (config.role().runsStreams()) {
             // The advertised port is known only now that the server is bound (port 0 in tests).
@@ -134,23 +139,42 @@ public final class Eddy implements AutoCloseable {
         }
     }
 
-    private Router router(final EddyTopics topics, final Optional<Pool> pool, final Optional<EventProducer> producer,
-                          final PrometheusMeterRegistry registry) {
-        final Router router = Router.router(vertx);
-        new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry).mount(router, config.role().runsStreams());
+    /**
+     * The route groups this role serves, created once: their caches, limiters and counters are shared by
+     * every event loop's router.
+     */
+    private List<Consumer<Router>> routes(final EddyTopics topics, final Optional<Pool> pool,
+                                          final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) {
+        final List<Consumer<Router>> routes = new ArrayList<>();
+        final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry);
+        routes.add(router -> health.mount(router, config.role().runsStreams()));
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
-            new CaptureRoutes(new ProjectTokens(projects::idForToken), producer.get(), topics, config.capture(), registry).mount(router);
-            router.route("/api/*").handler(new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get())));
-            new ProjectRoutes(projects).mount(router);
-            new EventCountRoutes(projects, new EventCountService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised))
-                    .mount(router);
+            routes.add(new CaptureRoutes(new ProjectTokens(projects::idForToken), producer.get(), topics, config.capture(),
+                    registry)::mount);
+            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
+            routes.add(router -> router.route("/api/*").handler(auth));
+            routes.add(new ProjectRoutes(projects)::mount);
+            routes.add(new EventCountRoutes(projects,
+                    new EventCountService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised))::mount);
         }
+        return routes;
+    }
+
+    private static Router router(final Vertx loop, final List<Consumer<Router>> routes) {
+        final Router router = Router.router(loop);
+        routes.forEach(mount -> mount.accept(router));
         router.route().failureHandler(ErrorHandler::handle);
         for (final int status : new int[] {404, 405, 413}) {
             router.errorHandler(status, ErrorHandler::handle);
         }
         return router;
+    }
+
+    private static int freePort(final String host) throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))) {
+            return socket.getLocalPort();
+        }
     }
 
     /** This instance's address for other instances. */
@@ -159,7 +183,7 @@ public final class Eddy implements AutoCloseable {
     }
 
     public int port() {
-        return server.actualPort();
+        return port;
     }
 
     public EddyConfig config() {
@@ -188,11 +212,14 @@ public final class Eddy implements AutoCloseable {
 
     @Override
     public void close() {
-        if (server != null) {
-            try {
-                await(server.close());
-            } catch (final Exception e) {
-                LOG.warn("closing the HTTP server: {}", e.toString());
+        if (vertx != null) {
+            // Stop taking requests first: undeploying the HTTP verticles closes their servers.
+            for (final String deployment : vertx.deploymentIDs()) {
+                try {
+                    await(vertx.undeploy(deployment));
+                } catch (final Exception e) {
+                    LOG.warn("closing an HTTP server: {}", e.toString());
+                }
             }
         }
         for (int i = closeables.size() - 1; i >= 0; i--) {

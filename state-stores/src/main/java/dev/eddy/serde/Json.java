@@ -1,11 +1,21 @@
 package dev.eddy.serde;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 
 /** The one Jackson configuration Eddy uses for its Kafka records and HTTP bodies. */
 public final class Json {
@@ -16,6 +26,28 @@ public final class Json {
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .addModule(new JavaTimeModule())
+            .addModule(new SimpleModule("eddy-instants")
+                    .addSerializer(Instant.class, new StdSerializer<>(Instant.class) {
+                        private static final long serialVersionUID = 1L;
+
+                        @Override
+                        public void serialize(final Instant value, final JsonGenerator gen, final SerializerProvider provider)
+                                throws IOException {
+                            gen.writeString(IsoInstants.format(value));
+                        }
+                    })
+                    .addDeserializer(Instant.class, new StdScalarDeserializer<>(Instant.class) {
+                        private static final long serialVersionUID = 1L;
+
+                        @Override
+                        public Instant deserialize(final JsonParser p, final DeserializationContext ctx) throws IOException {
+                            try {
+                                return IsoInstants.parse(p.getValueAsString());
+                            } catch (final DateTimeParseException | NullPointerException e) {
+                                return (Instant) ctx.handleWeirdStringValue(Instant.class, p.getText(), "not an ISO 8601 instant");
+                            }
+                        }
+                    }))
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)

@@ -1,12 +1,16 @@
 package dev.eddy.gateway.capture;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.config.CaptureConfig;
+import dev.eddy.events.CapturedEvent;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.topology.EddyTopics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
@@ -16,11 +20,13 @@ import io.vertx.ext.web.handler.CorsHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,7 +99,9 @@ public final class CaptureRoutes {
                 "API key not provided. You can find your project API key in your project settings."));
         final Instant now = Instant.now();
         final Optional<Instant> sentAt = request.sentAt().or(() -> legacySentAt(ctx));
-        tokens.projectOf(token)
+        // Every continuation runs on this request's event loop.
+        final Context loop = Vertx.currentContext();
+        tokens.projectOf(token, loop)
                 .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
                 .compose(project -> {
@@ -103,7 +111,7 @@ public final class CaptureRoutes {
                     }
                     final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
                             sentAt, clientIp(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
-                    return producer.send(ctx.vertx().getOrCreateContext(), route(request, context));
+                    return producer.send(loop, route(request, context));
                 })
                 .onSuccess(v -> {
                     if ("1".equals(ctx.queryParams().get("beacon"))) {
@@ -116,25 +124,32 @@ public final class CaptureRoutes {
     }
 
     private List<EventProducer.Outgoing> route(final CaptureRequest request, final EventBuilder.RequestContext context) {
-        final List<EventProducer.Outgoing> records = new ArrayList<>(request.events().size());
-        for (final var raw : request.events()) {
+        final List<CapturedEvent> events = new ArrayList<>(request.events().size());
+        for (final JsonNode raw : request.events()) {
             final EventBuilder.Built built = EventBuilder.build(raw, context);
-            if (built instanceof EventBuilder.Dropped drop) {
-                count(dropped, "eddy.capture.events.dropped", "reason", drop.reason());
-                continue;
-            }
-            final var event = ((EventBuilder.Accepted) built).event();
-            final EventProducer.Outgoing record;
-            if (request.historical()) {
-                record = new EventProducer.Outgoing(topics.historical().name(), event.partitionKey(), event);
-            } else if (overflow.overflows(event.partitionKey())) {
-                record = new EventProducer.Outgoing(topics.overflow().name(), null, event);
+            if (built instanceof EventBuilder.Accepted accepted) {
+                events.add(accepted.event());
             } else {
-                record = new EventProducer.Outgoing(topics.ingest().name(), event.partitionKey(), event);
+                counter(dropped, "eddy.capture.events.dropped", "reason", ((EventBuilder.Dropped) built).reason()).increment();
             }
-            records.add(record);
         }
-        records.forEach(r -> count(produced, "eddy.capture.events", "topic", r.topic()));
+        final List<EventProducer.Outgoing> records = new ArrayList<>(events.size());
+        if (request.historical()) {
+            events.forEach(e -> records.add(EventProducer.record(topics.historical().name(), e.partitionKey(), e)));
+        } else {
+            // The first events of a key within its rate stay keyed and in order; the rest spread over overflow.
+            final Map<String, Long> perKey = new HashMap<>();
+            events.forEach(e -> perKey.merge(e.partitionKey(), 1L, Long::sum));
+            perKey.replaceAll(overflow::admit);
+            for (final CapturedEvent e : events) {
+                final boolean live = perKey.merge(e.partitionKey(), -1L, Long::sum) >= 0;
+                records.add(live
+                        ? EventProducer.record(topics.ingest().name(), e.partitionKey(), e)
+                        : EventProducer.record(topics.overflow().name(), null, e));
+            }
+        }
+        records.stream().collect(Collectors.groupingBy(EventProducer.Outgoing::topic, Collectors.counting()))
+                .forEach((topic, n) -> counter(produced, "eddy.capture.events", "topic", topic).increment(n));
         return records;
     }
 
@@ -168,8 +183,8 @@ public final class CaptureRoutes {
         return Optional.of(Instant.ofEpochMilli(Long.parseLong(millis)));
     }
 
-    private void count(final Map<String, Counter> counters, final String name, final String tag, final String value) {
-        counters.computeIfAbsent(value, v -> Counter.builder(name).tag(tag, v).register(registry)).increment();
+    private Counter counter(final Map<String, Counter> counters, final String name, final String tag, final String value) {
+        return counters.computeIfAbsent(value, v -> Counter.builder(name).tag(tag, v).register(registry));
     }
 
     private static Throwable asApiError(final Throwable e) {

@@ -6,6 +6,7 @@ import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.serde.Json;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,7 +18,9 @@ import java.util.UUID;
 public final class EventBuilder {
     /** PostHog cuts distinct ids to 200 characters. */
     static final int MAX_DISTINCT_ID_LENGTH = 200;
-    private static final TimeBasedEpochGenerator UUID_V7 = Generators.timeBasedEpochGenerator();
+    /** One generator per thread: each has its own SecureRandom, so event loops do not contend on one lock. */
+    private static final ThreadLocal<TimeBasedEpochGenerator> UUID_V7 =
+            ThreadLocal.withInitial(() -> Generators.timeBasedEpochGenerator(new SecureRandom()));
 
     private EventBuilder() {
     }
@@ -57,8 +60,9 @@ public final class EventBuilder {
         if (name.isEmpty()) {
             return new Dropped("missing_event_name");
         }
+        // The request's tree was parsed for this request alone: the envelope takes its properties as they are.
         final ObjectNode properties = raw.path("properties").isObject()
-                ? ((ObjectNode) raw.get("properties")).deepCopy()
+                ? (ObjectNode) raw.get("properties")
                 : Json.mapper().createObjectNode();
         final JsonNode id = distinctIdNode(raw, properties);
         if (id == null || id.isNull() || id.isContainerNode()) {
@@ -71,7 +75,7 @@ public final class EventBuilder {
         // Top-level $set/$set_once belong to the person update, as if sent inside properties.
         for (final String field : new String[] {"$set", "$set_once"}) {
             if (raw.path(field).isObject() && !properties.has(field)) {
-                properties.set(field, raw.get(field).deepCopy());
+                properties.set(field, raw.get(field));
             }
         }
         final Optional<Instant> sentAt = EventTimestamps.parse(raw.get("sent_at")).or(request::sentAt);
@@ -101,6 +105,6 @@ public final class EventBuilder {
                 // not a UUID: the server assigns one
             }
         }
-        return UUID_V7.generate().toString();
+        return UUID_V7.get().generate().toString();
     }
 }

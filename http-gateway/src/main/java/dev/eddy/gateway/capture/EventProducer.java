@@ -2,6 +2,7 @@ package dev.eddy.gateway.capture;
 
 import dev.eddy.config.KafkaConfig;
 import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.EventSerdes;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -17,7 +18,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Writes captured events to Kafka and completes only when the broker acknowledged every one of them
@@ -32,8 +35,9 @@ public final class EventProducer implements AutoCloseable {
     private static final int QUEUE_CAPACITY = 10_000;
     private static final long BUFFER_MEMORY = 64L * 1024 * 1024;
     private static final int LINGER_MS = 5;
+    private static final Serializer<CapturedEvent> SERIALIZER = EventSerdes.capturedEvent().serializer();
 
-    private final Producer<String, CapturedEvent> producer;
+    private final Producer<String, byte[]> producer;
     private final ThreadPoolExecutor sender;
 
     /** The producer could not take more work right now; the client should retry. */
@@ -45,7 +49,7 @@ public final class EventProducer implements AutoCloseable {
         }
     }
 
-    EventProducer(final Producer<String, CapturedEvent> producer) {
+    EventProducer(final Producer<String, byte[]> producer) {
         this.producer = producer;
         this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_CAPACITY),
                 runnable -> {
@@ -55,7 +59,7 @@ public final class EventProducer implements AutoCloseable {
                 });
     }
 
-    public static EventProducer create(final KafkaConfig kafka, final Serializer<CapturedEvent> serializer) {
+    public static EventProducer create(final KafkaConfig kafka) {
         final Properties p = new Properties();
         p.putAll(kafka.clientProperties());
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
@@ -70,13 +74,12 @@ public final class EventProducer implements AutoCloseable {
         p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
         p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, BUFFER_MEMORY);
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        final KafkaProducer<String, CapturedEvent> producer =
-                new KafkaProducer<>(p, new org.apache.kafka.common.serialization.StringSerializer(), serializer);
+        final KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
         return new EventProducer(producer);
     }
 
     /** The client, for metrics binding. */
-    public Producer<String, CapturedEvent> client() {
+    public Producer<String, byte[]> client() {
         return producer;
     }
 
@@ -85,9 +88,17 @@ public final class EventProducer implements AutoCloseable {
      *
      * @param topic where it goes
      * @param key   its key, or null to let the producer spread it (overflow)
-     * @param event the envelope
+     * @param value the serialized envelope
      */
-    public record Outgoing(String topic, String key, CapturedEvent event) {
+    public record Outgoing(String topic, String key, byte[] value) {
+    }
+
+    /**
+     * A captured event as a record, serialized by the calling thread: the event loops share the JSON writing,
+     * and the one sender thread only hands bytes to the producer.
+     */
+    public static Outgoing record(final String topic, final String key, final CapturedEvent event) {
+        return new Outgoing(topic, key, SERIALIZER.serialize(topic, event));
     }
 
     /**
@@ -105,7 +116,7 @@ public final class EventProducer implements AutoCloseable {
             sender.execute(() -> {
                 for (final Outgoing record : records) {
                     try {
-                        producer.send(new ProducerRecord<>(record.topic(), record.key(), record.event()), (metadata, error) -> {
+                        producer.send(new ProducerRecord<>(record.topic(), record.key(), record.value()), (metadata, error) -> {
                             if (error != null) {
                                 context.runOnContext(v -> promise.tryFail(error));
                             } else if (pending.decrementAndGet() == 0) {

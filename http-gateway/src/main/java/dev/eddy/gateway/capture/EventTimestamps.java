@@ -1,11 +1,11 @@
 package dev.eddy.gateway.capture;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.serde.IsoInstants;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -57,7 +57,7 @@ public final class EventTimestamps {
         }
         final String text = value.asText().trim();
         try {
-            return Optional.of(OffsetDateTime.parse(text).toInstant());
+            return Optional.of(IsoInstants.parse(text));
         } catch (final DateTimeParseException e) {
             // try the next form
         }

@@ -10,9 +10,14 @@ import java.time.Duration;
 /**
  * Spike detection: one token bucket per {@code token:distinct_id}. A live event that finds its bucket empty
  * is routed to the overflow topic without a key, so one hot user spreads over every partition instead of
- * overloading one. Buckets of keys not seen for a minute are forgotten (they would be full again anyway).
+ * overloading one.
+ *
+ * <p>Buckets are kept by size alone (Caffeine's frequency-based eviction keeps the hot keys): a bucket that is
+ * evicted would have refilled anyway, so recreating it full changes nothing for an idle key, and no time-based
+ * expiry has to be tracked on every event.
  */
 public final class OverflowLimiter {
+    /** Bounds the limiter's memory (about 200 bytes a key) whatever the number of distinct ids. */
     private static final long MAX_KEYS = 1_000_000;
 
     private final boolean enabled;
@@ -20,10 +25,8 @@ public final class OverflowLimiter {
 
     public OverflowLimiter(final CaptureConfig.Overflow config) {
         this.enabled = config.enabled();
-        final long idleAfter = Math.max(60, 2L * config.burst() / config.eventsPerSecond());
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(MAX_KEYS)
-                .expireAfterAccess(Duration.ofSeconds(idleAfter))
                 .build(key -> Bucket.builder()
                         .addLimit(Bandwidth.builder()
                                 .capacity(config.burst())
@@ -32,8 +35,11 @@ public final class OverflowLimiter {
                         .build());
     }
 
-    /** Whether this event of {@code key} exceeds its rate and belongs on the overflow topic. */
-    public boolean overflows(final String key) {
-        return enabled && !buckets.get(key).tryConsume(1);
+    /**
+     * How many of {@code events} new events of {@code key} are within its rate; the rest belong on the overflow
+     * topic. One bucket operation per key and request, however many events the request has for it.
+     */
+    public long admit(final String key, final long events) {
+        return enabled ? buckets.get(key).tryConsumeAsMuchAsPossible(events) : events;
     }
 }

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.eddy.gateway.projects.ProjectRepository;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.Optional;
@@ -30,8 +31,8 @@ public final class ProjectTokens {
                 .buildAsync((token, executor) -> lookup.apply(token).toCompletionStage().toCompletableFuture());
     }
 
-    /** The project of {@code token}, or empty when no project has it. */
-    public Future<Optional<Long>> projectOf(final String token) {
-        return Future.fromCompletionStage(cache.get(token));
+    /** The project of {@code token}, or empty when no project has it; completes on {@code context}. */
+    public Future<Optional<Long>> projectOf(final String token, final Context context) {
+        return Future.fromCompletionStage(cache.get(token), context);
     }
 }
