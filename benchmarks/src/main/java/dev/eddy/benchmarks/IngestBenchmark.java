@@ -40,7 +40,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * producer settings. Prints both rates, their ratio and the gateway's request latency percentiles.
  *
  * <p>Usage: {@code IngestBenchmark --bootstrap HOST:PORT --gateway URL --token phc_... [--events N]
- * [--batch 100] [--clients 32] [--event-bytes 500] [--partitions 12] [--rounds 5] [--warmups 3]}
+ * [--batch 100] [--clients 32] [--event-bytes 500] [--partitions 12] [--rounds 5] [--warmups 8]}
  */
 public final class IngestBenchmark {
     private static final int USERS = 10_000;
@@ -63,7 +63,7 @@ public final class IngestBenchmark {
         this.clients = Integer.parseInt(args.getOrDefault("clients", "32"));
         this.eventBytes = Integer.parseInt(args.getOrDefault("event-bytes", "500"));
         this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
-        this.warmups = Integer.parseInt(args.getOrDefault("warmups", "3"));
+        this.warmups = Integer.parseInt(args.getOrDefault("warmups", "8"));
     }
 
     public static void main(final String[] argv) throws Exception {

@@ -135,6 +135,20 @@ class CaptureRoutesIT {
     }
 
     @Test
+    void rawJsonLabelledAsAFormIsTheCurlDashDPayload() throws Exception {
+        final String id = "curl-" + UUID.randomUUID();
+        final HttpResponse<String> response = eddy.send(HttpRequest.newBuilder(eddy.uri("/capture/"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"api_key\":\"" + TOKEN + "\",\"event\":\"curl\",\"distinct_id\":\""
+                        + id + "\",\"properties\":{\"url\":\"https://x.test/?a=1&b=2\"}}")).build());
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        final List<Recorded> arrived = recorder.await(r -> r.event().distinctId().equals(id), 1, WAIT);
+        assertThat(arrived.get(0).event().event()).isEqualTo("curl");
+        assertThat(arrived.get(0).event().properties().get("url").asText()).isEqualTo("https://x.test/?a=1&b=2");
+    }
+
+    @Test
     void batchKeepsItsValidEventsAndSilentlyDropsTheSeedsInvalidOnes() throws Exception {
         final String id = "mixed-" + UUID.randomUUID();
         final double droppedBefore = dropped("missing_event_name") + dropped("missing_distinct_id") + dropped("empty_distinct_id");

@@ -1,12 +1,17 @@
 package dev.eddy.gateway.capture;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.serde.Json;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -20,44 +25,97 @@ import java.util.Optional;
  * @param historical {@code historical_migration: true}
  * @param sentAt     the request's {@code sent_at}: the client's clock when it sent the request
  */
-public record CaptureRequest(Optional<String> token, List<JsonNode> events, boolean historical, Optional<Instant> sentAt) {
+public record CaptureRequest(Optional<String> token, List<RawEvent> events, boolean historical, Optional<Instant> sentAt) {
     /** Longest project API key PostHog accepts. */
     static final int MAX_TOKEN_LENGTH = 64;
     private static final String[] TOKEN_FIELDS = {"api_key", "token", "$token"};
+    private static final String PROPERTIES = "properties";
+    private static final String BATCH = "batch";
+
+    /**
+     * One event as sent.
+     *
+     * @param json       the parsed event object
+     * @param properties the bytes of its {@code properties} object exactly as sent (so the envelope can carry them
+     *                   without serializing the tree again), or null when it has no such object
+     */
+    public record RawEvent(ObjectNode json, byte[] properties) {
+    }
 
     public static CaptureRequest parse(final byte[] body) {
-        final JsonNode root;
-        try {
-            root = Json.mapper().readTree(body);
+        try (JsonParser parser = Json.mapper().createParser(body)) {
+            return parse(parser, body);
         } catch (final JacksonException e) {
             throw ApiError.badRequest("invalid_payload", "Malformed request data: " + e.getOriginalMessage(), null);
         } catch (final IOException e) {
             throw ApiError.badRequest("invalid_payload", "Malformed request data.", null);
         }
-        if (root == null || root.isMissingNode() || !(root.isObject() || root.isArray())) {
+    }
+
+    private static CaptureRequest parse(final JsonParser parser, final byte[] body) throws IOException {
+        final JsonToken first = parser.nextToken();
+        final List<RawEvent> events = new ArrayList<>();
+        if (first == JsonToken.START_ARRAY) {
+            readEvents(parser, body, events);
+            return new CaptureRequest(eventToken(events).map(CaptureRequest::validToken), events, false, Optional.empty());
+        }
+        if (first != JsonToken.START_OBJECT) {
             throw ApiError.badRequest("invalid_payload", "Malformed request data: expected a JSON object or array.", null);
         }
-        final List<JsonNode> events = new ArrayList<>();
-        if (root.isArray()) {
-            root.forEach(events::add);
-        } else if (root.has("batch")) {
-            final JsonNode batch = root.get("batch");
-            if (!batch.isArray()) {
-                throw ApiError.badRequest("invalid_payload", "'batch' must be an array of events.", "batch");
-            }
-            batch.forEach(events::add);
-        } else {
+        // The root is either an envelope with a batch, or itself the one event.
+        final RawEvent root = readObject(parser, body, events);
+        if (!root.json().has(BATCH)) {
             events.add(root);
         }
-        for (final JsonNode event : events) {
-            if (!event.isObject()) {
-                throw ApiError.badRequest("invalid_payload", "Every event must be a JSON object.", "batch");
+        final Optional<String> token = topLevelToken(root.json()).or(() -> eventToken(events));
+        return new CaptureRequest(token.map(CaptureRequest::validToken), events,
+                root.json().path("historical_migration").asBoolean(false), EventTimestamps.parse(root.json().get("sent_at")));
+    }
+
+    /** Reads the events of an array whose START_ARRAY is the current token, up to its END_ARRAY. */
+    private static void readEvents(final JsonParser parser, final byte[] body, final List<RawEvent> events) throws IOException {
+        for (JsonToken token = parser.nextToken(); token != JsonToken.END_ARRAY; token = parser.nextToken()) {
+            if (token != JsonToken.START_OBJECT) {
+                throw ApiError.badRequest("invalid_payload", "Every event must be a JSON object.", BATCH);
+            }
+            events.add(readObject(parser, body, null));
+        }
+    }
+
+    /**
+     * Reads the object whose START_OBJECT is the current token, noting where its {@code properties} object lies
+     * in {@code body}. With {@code batch} (the root only), a {@code batch} array's events go there and the tree
+     * keeps an empty {@code batch} array as the sign that the root was an envelope.
+     */
+    private static RawEvent readObject(final JsonParser parser, final byte[] body, final List<RawEvent> batch)
+            throws IOException {
+        final ObjectNode node = Json.mapper().createObjectNode();
+        byte[] properties = null;
+        for (String field = parser.nextFieldName(); field != null; field = parser.nextFieldName()) {
+            final JsonToken value = parser.nextToken();
+            if (batch != null && BATCH.equals(field)) {
+                if (value != JsonToken.START_ARRAY) {
+                    throw ApiError.badRequest("invalid_payload", "'batch' must be an array of events.", BATCH);
+                }
+                batch.clear();
+                readEvents(parser, body, batch);
+                node.putArray(BATCH);
+            } else if (PROPERTIES.equals(field) && value == JsonToken.START_OBJECT) {
+                final long start = parser.currentTokenLocation().getByteOffset();
+                node.set(field, Json.mapper().readTree(parser));
+                properties = Arrays.copyOfRange(body, (int) start, (int) parser.currentLocation().getByteOffset());
+            } else {
+                node.set(field, valueTree(parser));
+                properties = PROPERTIES.equals(field) ? null : properties;
             }
         }
-        final Optional<String> token = root.isObject() ? topLevelToken(root).or(() -> eventToken(events)) : eventToken(events);
-        return new CaptureRequest(token.map(CaptureRequest::validToken), events,
-                root.isObject() && root.path("historical_migration").asBoolean(false),
-                root.isObject() ? EventTimestamps.parse(root.get("sent_at")) : Optional.empty());
+        return new RawEvent(node, properties);
+    }
+
+    /** The value whose first token is current, as a tree (JSON null as a null node). */
+    private static JsonNode valueTree(final JsonParser parser) throws IOException {
+        final JsonNode node = Json.mapper().readTree(parser);
+        return node == null ? NullNode.getInstance() : node;
     }
 
     private static Optional<String> topLevelToken(final JsonNode root) {
@@ -70,8 +128,9 @@ public record CaptureRequest(Optional<String> token, List<JsonNode> events, bool
         return Optional.empty();
     }
 
-    private static Optional<String> eventToken(final List<JsonNode> events) {
-        for (final JsonNode event : events) {
+    private static Optional<String> eventToken(final List<RawEvent> events) {
+        for (final RawEvent raw : events) {
+            final JsonNode event = raw.json();
             final Optional<String> token = topLevelToken(event).or(() -> {
                 final JsonNode props = event.path("properties");
                 for (final String field : new String[] {"token", "$token"}) {

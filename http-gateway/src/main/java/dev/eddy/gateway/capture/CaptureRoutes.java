@@ -1,8 +1,6 @@
 package dev.eddy.gateway.capture;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.config.CaptureConfig;
-import dev.eddy.events.CapturedEvent;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.topology.EddyTopics;
@@ -124,28 +122,30 @@ public final class CaptureRoutes {
     }
 
     private List<EventProducer.Outgoing> route(final CaptureRequest request, final EventBuilder.RequestContext context) {
-        final List<CapturedEvent> events = new ArrayList<>(request.events().size());
-        for (final JsonNode raw : request.events()) {
+        final List<EventBuilder.Accepted> events = new ArrayList<>(request.events().size());
+        for (final CaptureRequest.RawEvent raw : request.events()) {
             final EventBuilder.Built built = EventBuilder.build(raw, context);
             if (built instanceof EventBuilder.Accepted accepted) {
-                events.add(accepted.event());
+                events.add(accepted);
             } else {
                 counter(dropped, "eddy.capture.events.dropped", "reason", ((EventBuilder.Dropped) built).reason()).increment();
             }
         }
         final List<EventProducer.Outgoing> records = new ArrayList<>(events.size());
         if (request.historical()) {
-            events.forEach(e -> records.add(EventProducer.record(topics.historical().name(), e.partitionKey(), e)));
+            events.forEach(e -> records.add(EventProducer.record(topics.historical().name(), e.event().partitionKey(),
+                    e.event(), e.rawProperties())));
         } else {
             // The first events of a key within its rate stay keyed and in order; the rest spread over overflow.
             final Map<String, Long> perKey = new HashMap<>();
-            events.forEach(e -> perKey.merge(e.partitionKey(), 1L, Long::sum));
+            events.forEach(e -> perKey.merge(e.event().partitionKey(), 1L, Long::sum));
             perKey.replaceAll(overflow::admit);
-            for (final CapturedEvent e : events) {
-                final boolean live = perKey.merge(e.partitionKey(), -1L, Long::sum) >= 0;
+            for (final EventBuilder.Accepted e : events) {
+                final String key = e.event().partitionKey();
+                final boolean live = perKey.merge(key, -1L, Long::sum) >= 0;
                 records.add(live
-                        ? EventProducer.record(topics.ingest().name(), e.partitionKey(), e)
-                        : EventProducer.record(topics.overflow().name(), null, e));
+                        ? EventProducer.record(topics.ingest().name(), key, e.event(), e.rawProperties())
+                        : EventProducer.record(topics.overflow().name(), null, e.event(), e.rawProperties()));
             }
         }
         records.stream().collect(Collectors.groupingBy(EventProducer.Outgoing::topic, Collectors.counting()))
@@ -161,7 +161,8 @@ public final class CaptureRoutes {
             return field(ctx.queryParams().get("data"), queryCompression.or(() -> encoding));
         }
         final String contentType = Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)).orElse("");
-        if (contentType.regionMatches(true, 0, FORM, 0, FORM.length())) {
+        // `curl -d '{...}'` labels a raw JSON body as a form: without a `data` field the body itself is the payload.
+        if (contentType.regionMatches(true, 0, FORM, 0, FORM.length()) && ctx.request().getFormAttribute("data") != null) {
             return field(ctx.request().getFormAttribute("data"),
                     queryCompression.or(() -> Optional.ofNullable(ctx.request().getFormAttribute("compression")))
                             .or(() -> encoding));

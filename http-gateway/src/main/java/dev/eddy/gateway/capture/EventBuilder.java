@@ -44,8 +44,12 @@ public final class EventBuilder {
     public sealed interface Built permits Accepted, Dropped {
     }
 
-    /** @param event the envelope to produce */
-    public record Accepted(CapturedEvent event) implements Built {
+    /**
+     * @param event         the envelope to produce
+     * @param rawProperties the event's properties exactly as sent, when the envelope carries them unchanged
+     *                      (written as they are instead of serializing the tree again); else null
+     */
+    public record Accepted(CapturedEvent event, byte[] rawProperties) implements Built {
     }
 
     /** @param reason metric label: {@code missing_event_name}, {@code missing_distinct_id}, {@code empty_distinct_id} */
@@ -53,6 +57,11 @@ public final class EventBuilder {
     }
 
     public static Built build(final JsonNode raw, final RequestContext request) {
+        return build(new CaptureRequest.RawEvent((ObjectNode) raw, null), request);
+    }
+
+    public static Built build(final CaptureRequest.RawEvent sent, final RequestContext request) {
+        final ObjectNode raw = sent.json();
         final JsonNode nameNode = raw.get("event");
         final Optional<String> name = nameNode != null && nameNode.isTextual() && !nameNode.asText().isBlank()
                 ? Optional.of(nameNode.asText())
@@ -73,9 +82,11 @@ public final class EventBuilder {
             return new Dropped("empty_distinct_id");
         }
         // Top-level $set/$set_once belong to the person update, as if sent inside properties.
+        boolean changed = false;
         for (final String field : new String[] {"$set", "$set_once"}) {
             if (raw.path(field).isObject() && !properties.has(field)) {
                 properties.set(field, raw.get(field));
+                changed = true;
             }
         }
         final Optional<Instant> sentAt = EventTimestamps.parse(raw.get("sent_at")).or(request::sentAt);
@@ -83,7 +94,7 @@ public final class EventBuilder {
         return new Accepted(new CapturedEvent(CapturedEvent.VERSION, uuid(raw), request.projectId(), request.token(),
                 distinctId.length() > MAX_DISTINCT_ID_LENGTH ? distinctId.substring(0, MAX_DISTINCT_ID_LENGTH) : distinctId,
                 name.get(), properties, EventTimestamps.resolve(raw, request.sentAt(), request.now()), request.now(),
-                sentAt.orElse(null), request.ip(), request.siteUrl(), lib));
+                sentAt.orElse(null), request.ip(), request.siteUrl(), lib), changed ? null : sent.properties());
     }
 
     private static JsonNode distinctIdNode(final JsonNode raw, final ObjectNode properties) {

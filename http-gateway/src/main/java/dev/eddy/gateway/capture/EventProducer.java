@@ -2,7 +2,7 @@ package dev.eddy.gateway.capture;
 
 import dev.eddy.config.KafkaConfig;
 import dev.eddy.events.CapturedEvent;
-import dev.eddy.events.EventSerdes;
+import dev.eddy.events.CapturedEventWriter;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -19,7 +19,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -35,7 +34,6 @@ public final class EventProducer implements AutoCloseable {
     private static final int QUEUE_CAPACITY = 10_000;
     private static final long BUFFER_MEMORY = 64L * 1024 * 1024;
     private static final int LINGER_MS = 5;
-    private static final Serializer<CapturedEvent> SERIALIZER = EventSerdes.capturedEvent().serializer();
 
     private final Producer<String, byte[]> producer;
     private final ThreadPoolExecutor sender;
@@ -96,9 +94,11 @@ public final class EventProducer implements AutoCloseable {
     /**
      * A captured event as a record, serialized by the calling thread: the event loops share the JSON writing,
      * and the one sender thread only hands bytes to the producer.
+     *
+     * @param rawProperties the event's properties as sent, written verbatim; null to serialize the tree
      */
-    public static Outgoing record(final String topic, final String key, final CapturedEvent event) {
-        return new Outgoing(topic, key, SERIALIZER.serialize(topic, event));
+    public static Outgoing record(final String topic, final String key, final CapturedEvent event, final byte[] rawProperties) {
+        return new Outgoing(topic, key, CapturedEventWriter.write(event, rawProperties));
     }
 
     /**

@@ -23,7 +23,7 @@ class CaptureRequestTest {
         final CaptureRequest r = parse("{\"token\":\"phc_abc\",\"historical_migration\":true,"
                 + "\"batch\":[{\"event\":\"a\"},{\"event\":\"b\"},{\"event\":\"c\"}]}");
 
-        assertThat(r.events()).extracting(e -> e.get("event").asText()).containsExactly("a", "b", "c");
+        assertThat(r.events()).extracting(e -> e.json().get("event").asText()).containsExactly("a", "b", "c");
         assertThat(r.historical()).isTrue();
     }
 
@@ -33,6 +33,20 @@ class CaptureRequestTest {
 
         assertThat(r.token()).contains("phc_in_props");
         assertThat(r.events()).hasSize(2);
+    }
+
+    @Test
+    void eachEventKeepsItsPropertiesBytesExactlyAsSent() {
+        final String first = "{ \"$lib\" : \"wëb\", \"n\": 1.50, \"o\": {\"properties\": [1]} }";
+        final CaptureRequest r = parse("{\"api_key\":\"phc_abc\",\"batch\":[{\"event\":\"a\",\"properties\":" + first
+                + "},{\"event\":\"b\"},{\"event\":\"c\",\"properties\":{\"x\":1},\"properties\":null}]}");
+
+        assertThat(new String(r.events().get(0).properties(), StandardCharsets.UTF_8)).isEqualTo(first);
+        assertThat(r.events().get(0).json().get("properties").get("n").decimalValue()).isEqualByComparingTo("1.5");
+        assertThat(r.events().get(1).properties()).as("no properties").isNull();
+        assertThat(r.events().get(2).properties()).as("the last duplicate wins, as in the tree").isNull();
+        assertThat(new String(parse("{\"api_key\":\"phc_abc\",\"event\":\"e\",\"properties\":{\"k\":\"v\"},\"distinct_id\":\"d\"}")
+                .events().get(0).properties(), StandardCharsets.UTF_8)).isEqualTo("{\"k\":\"v\"}");
     }
 
     @Test

@@ -70,6 +70,23 @@ class EventBuilderTest {
     }
 
     @Test
+    void propertiesAsSentPassThroughUnlessTheBuilderChangedThem() {
+        final EventBuilder.RequestContext context = new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                "127.0.0.1", "http://localhost", Optional.empty());
+        final CaptureRequest.RawEvent[] events = CaptureRequest.parse(("{\"api_key\":\"phc_t\",\"batch\":["
+                + "{\"event\":\"e\",\"distinct_id\":\"u\",\"properties\":{\"a\": 1}},"
+                + "{\"event\":\"e\",\"distinct_id\":\"u\",\"properties\":{\"a\": 1},\"$set\":{\"b\":2}}]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)).events().toArray(CaptureRequest.RawEvent[]::new);
+
+        final EventBuilder.Accepted unchanged = (EventBuilder.Accepted) EventBuilder.build(events[0], context);
+        final EventBuilder.Accepted folded = (EventBuilder.Accepted) EventBuilder.build(events[1], context);
+
+        assertThat(new String(unchanged.rawProperties(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"a\": 1}");
+        assertThat(folded.rawProperties()).as("top-level $set was folded in: the tree is written").isNull();
+        assertThat(folded.event().properties().get("$set").get("b").asInt()).isEqualTo(2);
+    }
+
+    @Test
     void dropsCarryTheReasonForTheMetric() {
         assertThat(built("{\"distinct_id\":\"u\"}")).isEqualTo(new EventBuilder.Dropped("missing_event_name"));
         assertThat(built("{\"event\":\"e\"}")).isEqualTo(new EventBuilder.Dropped("missing_distinct_id"));
