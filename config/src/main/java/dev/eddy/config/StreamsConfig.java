@@ -2,6 +2,7 @@ package dev.eddy.config;
 
 import com.typesafe.config.Config;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The Kafka Streams instance of one process.
@@ -11,8 +12,25 @@ import java.nio.file.Path;
  * @param threads          stream threads in this instance
  * @param commitIntervalMs exactly-once commit interval
  * @param standbyReplicas  warm store copies kept on other instances
+ * @param dedup            how long processed event uuids are remembered
  */
-public record StreamsConfig(String applicationId, Path stateDir, int threads, long commitIntervalMs, int standbyReplicas) {
+public record StreamsConfig(String applicationId, Path stateDir, int threads, long commitIntervalMs, int standbyReplicas,
+                            Dedup dedup) {
+
+    /**
+     * De-duplication by event uuid: an event whose uuid was processed within this long (measured from when the
+     * gateway received the first copy) has no second effect.
+     *
+     * @param retention           for live events
+     * @param historicalRetention for events of historical migrations, which are replayed over longer spans
+     */
+    public record Dedup(Duration retention, Duration historicalRetention) {
+        public Dedup {
+            Validation.require(retention.toMinutes() >= 1, "streams.dedup.retention must be at least a minute");
+            Validation.require(historicalRetention.toMinutes() >= 1,
+                    "streams.dedup.historical-retention must be at least a minute");
+        }
+    }
 
     public StreamsConfig {
         Validation.require(applicationId.matches("[A-Za-z0-9._-]+"),
@@ -29,6 +47,7 @@ public record StreamsConfig(String applicationId, Path stateDir, int threads, lo
                 Path.of(root.getString("state-dir")),
                 c.getInt("threads"),
                 c.getLong("commit-interval-ms"),
-                c.getInt("standby-replicas"));
+                c.getInt("standby-replicas"),
+                new Dedup(c.getDuration("dedup.retention"), c.getDuration("dedup.historical-retention")));
     }
 }

@@ -8,6 +8,25 @@ public final class StoreNames {
     /** Events per (project, hour, event name), summed across partitions by the query side. */
     public static final String TREND_ROLLUPS = "trend-rollups";
 
+    /** Identity: {@code project:distinct_id} to the uuid of its person. */
+    public static final String DISTINCT_IDS = "distinct-ids";
+    /** Identity: {@code project:event_uuid} of processed events to when they may be forgotten (epoch ms). */
+    public static final String DEDUP_IDS = "dedup-ids";
+    /** Identity: {@code <expiry ms, 19 digits>:<project:event_uuid>}, the same entries ordered by expiry. */
+    public static final String DEDUP_EXPIRY = "dedup-expiry";
+    /** Persons: {@code project:person_uuid} to the person. */
+    public static final String PERSONS = "persons";
+    /** Project coordinator: {@code project:person_uuid} to its merge link. */
+    public static final String PERSON_LINKS = "person-links";
+    /** Project coordinator: project id to its group types (the authoritative copy). */
+    public static final String PROJECT_GROUP_TYPES = "project-group-types";
+    /** Global: project id to its group types, as the coordinator published them. */
+    public static final String GROUP_TYPES = "group-types";
+    /** Groups: {@code project:type_index:key} to the group, at its owner. */
+    public static final String GROUPS = "groups";
+    /** Global: every group, readable on every instance. */
+    public static final String GROUPS_GLOBAL = "groups-global";
+
     private StoreNames() {
     }
 }

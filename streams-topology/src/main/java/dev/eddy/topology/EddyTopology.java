@@ -1,38 +1,165 @@
 package dev.eddy.topology;
 
-import dev.eddy.events.CapturedEvent;
+import dev.eddy.config.StreamsConfig;
+import dev.eddy.persons.PersonSerdes;
 import dev.eddy.stores.StoreNames;
+import dev.eddy.topology.groups.GroupsProcessor;
+import dev.eddy.topology.identity.IdentityProcessor;
+import dev.eddy.topology.identity.IngestRouter;
+import dev.eddy.topology.persons.PersonsProcessor;
+import dev.eddy.topology.persons.ProjectCoordinator;
 import dev.eddy.topology.trends.RollupProcessor;
 import dev.eddy.trends.HourlyEventKey;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * Eddy's Kafka Streams topology, a pure function of the topic registry: {@code main} and the tests build
- * the same one. Every source, processor and store is named, so a change never renames state.
+ * Eddy's Kafka Streams topology, a pure function of the topic registry and the Streams configuration: {@code main}
+ * and the tests build the same one. Every source, processor, sink and store is named, so a change never renames
+ * state.
+ *
+ * <pre>
+ * events.ingest, events.historical ─► ingest-router ─► identity ◄─ identity.commands ◄─ overflow-router ◄─ events.overflow
+ *   identity (distinct-ids, dedup)      ─► identity.commands (links) · project.commands · persons.commands · groups.commands
+ *                                        ─► events.enriched (personless events)
+ *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
+ *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
+ *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
+ *   events.enriched ─► trend-rollup (trend-rollups)
+ * </pre>
+ *
+ * <p>Every command topic is keyed so that the processor reading it owns the key: {@code identity.commands} by
+ * {@code token:distinct_id}, co-partitioned with the ingest topics; {@code project.commands} by project;
+ * {@code persons.commands} by {@code project:person}; {@code groups.commands} by {@code project:type:key}.
  */
 public final class EddyTopology {
     static final String EVENTS_SOURCE = "events-source";
+    static final String OVERFLOW_SOURCE = "overflow-source";
+    static final String IDENTITY_COMMANDS_SOURCE = "identity-commands-source";
+    static final String PROJECT_COMMANDS_SOURCE = "project-commands-source";
+    static final String PERSON_COMMANDS_SOURCE = "person-commands-source";
+    static final String GROUP_COMMANDS_SOURCE = "group-commands-source";
+    static final String ENRICHED_SOURCE = "enriched-source";
+    static final String INGEST_ROUTER = "ingest-router";
+    static final String OVERFLOW_ROUTER = "overflow-router";
+    static final String OVERFLOW_SINK = "overflow-to-identity-commands";
+    static final String IDENTITY = "identity";
+    static final String PROJECT = "project-coordinator";
+    static final String PERSONS = "persons";
+    static final String GROUPS = "groups";
+    static final String GROUPS_SINK = "groups-to-group-states";
     static final String ROLLUP_PROCESSOR = "trend-rollup";
 
     private EddyTopology() {
     }
 
-    public static Topology build(final EddyTopics topics) {
-        final StreamsBuilder builder = new StreamsBuilder();
-        builder.addStateStore(Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS), HourlyEventKey.serde(), Serdes.Long()));
+    public static Topology build(final EddyTopics topics, final StreamsConfig streams) {
+        final Topology t = new Topology();
 
-        // Live, historical and overflow events are processed alike: replayed history lands in the same stores.
-        final KStream<String, CapturedEvent> events = builder.stream(
-                topics.eventSources().stream().map(Topic::name).toList(),
-                Consumed.with(topics.ingest().keySerde(), topics.ingest().valueSerde()).withName(EVENTS_SOURCE));
-        events.process(RollupProcessor::new, Named.as(ROLLUP_PROCESSOR), StoreNames.TREND_ROLLUPS);
-        return builder.build();
+        // Captured events: keyed ones straight to their distinct id's owner, overflow re-keyed first.
+        t.addSource(EVENTS_SOURCE, Serdes.String().deserializer(), topics.ingest().valueSerde().deserializer(),
+                topics.ingest().name(), topics.historical().name());
+        t.addProcessor(INGEST_ROUTER, () -> new IngestRouter(topics.historical().name()), EVENTS_SOURCE);
+        t.addSource(OVERFLOW_SOURCE, Serdes.String().deserializer(), topics.overflow().valueSerde().deserializer(),
+                topics.overflow().name());
+        t.addProcessor(OVERFLOW_ROUTER, () -> new IngestRouter(topics.historical().name()), OVERFLOW_SOURCE);
+        sink(t, OVERFLOW_SINK, topics.identityCommands(), OVERFLOW_ROUTER);
+
+        // Identity, co-partitioned with the ingest topics.
+        source(t, IDENTITY_COMMANDS_SOURCE, topics.identityCommands());
+        t.addProcessor(IDENTITY, () -> new IdentityProcessor(streams.dedup()), INGEST_ROUTER, IDENTITY_COMMANDS_SOURCE);
+        t.addStateStore(store(StoreNames.DISTINCT_IDS, Serdes.String()), IDENTITY);
+        t.addStateStore(store(StoreNames.DEDUP_IDS, Serdes.Long()), IDENTITY);
+        t.addStateStore(store(StoreNames.DEDUP_EXPIRY, Serdes.Long()), IDENTITY);
+        sink(t, IdentityProcessor.TO_IDENTITY, topics.identityCommands(), IDENTITY);
+        sink(t, IdentityProcessor.TO_PROJECT, topics.projectCommands(), IDENTITY);
+        sink(t, IdentityProcessor.TO_PERSONS, topics.personCommands(), IDENTITY);
+        sink(t, IdentityProcessor.TO_GROUPS, topics.groupCommands(), IDENTITY);
+        sink(t, IdentityProcessor.TO_ENRICHED, topics.enriched(), IDENTITY);
+
+        // The project coordinator: merges and group type indexes.
+        source(t, PROJECT_COMMANDS_SOURCE, topics.projectCommands());
+        t.addProcessor(PROJECT, ProjectCoordinator::new, PROJECT_COMMANDS_SOURCE);
+        t.addStateStore(store(StoreNames.PERSON_LINKS, PersonSerdes.personLink()), PROJECT);
+        t.addStateStore(store(StoreNames.PROJECT_GROUP_TYPES, PersonSerdes.groupTypes()), PROJECT);
+        sink(t, ProjectCoordinator.TO_PERSONS, topics.personCommands(), PROJECT);
+        sink(t, ProjectCoordinator.TO_GROUPS, topics.groupCommands(), PROJECT);
+        sink(t, ProjectCoordinator.TO_GROUP_TYPES, topics.groupTypes(), PROJECT);
+
+        // Persons.
+        source(t, PERSON_COMMANDS_SOURCE, topics.personCommands());
+        t.addProcessor(PERSONS, PersonsProcessor::new, PERSON_COMMANDS_SOURCE);
+        t.addStateStore(store(StoreNames.PERSONS, PersonSerdes.personState()), PERSONS);
+        sink(t, PersonsProcessor.TO_PERSONS, topics.personCommands(), PERSONS);
+        sink(t, PersonsProcessor.TO_IDENTITY, topics.identityCommands(), PERSONS);
+        sink(t, PersonsProcessor.TO_ENRICHED, topics.enriched(), PERSONS);
+        sink(t, PersonsProcessor.TO_MERGES, topics.personMerges(), PERSONS);
+
+        // Groups, published to every instance.
+        source(t, GROUP_COMMANDS_SOURCE, topics.groupCommands());
+        t.addProcessor(GROUPS, GroupsProcessor::new, GROUP_COMMANDS_SOURCE);
+        t.addStateStore(store(StoreNames.GROUPS, PersonSerdes.groupState()), GROUPS);
+        sink(t, GROUPS_SINK, topics.groupStates(), GROUPS);
+        global(t, StoreNames.GROUP_TYPES, topics.groupTypes());
+        global(t, StoreNames.GROUPS_GLOBAL, topics.groupStates());
+
+        // Analytics over enriched events.
+        source(t, ENRICHED_SOURCE, topics.enriched());
+        t.addProcessor(ROLLUP_PROCESSOR, RollupProcessor::new, ENRICHED_SOURCE);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS),
+                HourlyEventKey.serde(), Serdes.Long()), ROLLUP_PROCESSOR);
+        return t;
+    }
+
+    private static <V> StoreBuilder<KeyValueStore<String, V>> store(final String name,
+                                                                     final org.apache.kafka.common.serialization.Serde<V> values) {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values);
+    }
+
+    private static void source(final Topology t, final String name, final Topic<String, ?> topic) {
+        t.addSource(name, topic.keySerde().deserializer(), topic.valueSerde().deserializer(), topic.name());
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void sink(final Topology t, final String name, final Topic<String, ?> topic, final String parent) {
+        t.addSink(name, topic.name(), topic.keySerde().serializer(), (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
+                parent);
+    }
+
+    /** A read-only copy on every instance of a compacted topic; the topic is its changelog. */
+    private static <V> void global(final Topology t, final String store, final Topic<String, V> topic) {
+        t.addGlobalStore(store(store, topic.valueSerde()).withLoggingDisabled(), store + "-source",
+                topic.keySerde().deserializer(), topic.valueSerde().deserializer(), topic.name(), store + "-loader",
+                () -> new GlobalLoader<>(store));
+    }
+
+    /** Puts every record of a global store's topic into the store (a null value deletes). */
+    private static final class GlobalLoader<V> implements Processor<String, V, Void, Void> {
+        private final String storeName;
+        private KeyValueStore<String, V> store;
+
+        GlobalLoader(final String storeName) {
+            this.storeName = storeName;
+        }
+
+        @Override
+        public void init(final ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(final Record<String, V> record) {
+            if (record.value() == null) {
+                store.delete(record.key());
+            } else {
+                store.put(record.key(), record.value());
+            }
+        }
     }
 }

@@ -40,7 +40,7 @@ public final class StreamsApp implements AutoCloseable {
      */
     public static StreamsApp start(final EddyConfig config, final String advertised) {
         final EddyTopics topics = EddyTopics.of(config.kafka());
-        final KafkaStreams streams = new KafkaStreams(EddyTopology.build(topics), StreamsProperties.of(config, advertised));
+        final KafkaStreams streams = new KafkaStreams(EddyTopology.build(topics, config.streams()), StreamsProperties.of(config, advertised));
         final StreamsApp app = new StreamsApp(streams);
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);

@@ -43,7 +43,7 @@ class EddyTopologyTest {
         final EddyConfig config = ConfigLoader.load(Map.of("EDDY_STATE_DIR", stateDir.toString()), Optional.empty());
         topics = EddyTopics.of(config.kafka());
         final Properties props = StreamsProperties.of(config, "127.0.0.1:8000");
-        driver = new TopologyTestDriver(EddyTopology.build(topics), props);
+        driver = new TopologyTestDriver(EddyTopology.build(topics, config.streams()), props);
         ingest = driver.createInputTopic(topics.ingest().name(),
                 topics.ingest().keySerde().serializer(), topics.ingest().valueSerde().serializer());
     }

@@ -1,6 +1,7 @@
 package dev.eddy.topology.trends;
 
 import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.EnrichedEvent;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.trends.HourlyEventKey;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -9,10 +10,11 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Counts each event into its (project, hour, event) cell of {@link StoreNames#TREND_ROLLUPS}. The cell is
- * local to the partition the event arrived on; queries add the partitions' cells together.
+ * Counts each enriched (so de-duplicated) event into its (project, hour, event) cell of
+ * {@link StoreNames#TREND_ROLLUPS}. The cell is local to the partition the event arrived on; queries add the
+ * partitions' cells together.
  */
-public final class RollupProcessor implements Processor<String, CapturedEvent, Void, Void> {
+public final class RollupProcessor implements Processor<String, EnrichedEvent, Void, Void> {
     private KeyValueStore<HourlyEventKey, Long> rollups;
 
     @Override
@@ -21,11 +23,11 @@ public final class RollupProcessor implements Processor<String, CapturedEvent, V
     }
 
     @Override
-    public void process(final Record<String, CapturedEvent> record) {
-        final CapturedEvent event = record.value();
-        if (event == null) {
+    public void process(final Record<String, EnrichedEvent> record) {
+        if (record.value() == null) {
             return;
         }
+        final CapturedEvent event = record.value().event();
         final HourlyEventKey key = HourlyEventKey.of(event.projectId(), event.timestamp(), event.event());
         final Long current = rollups.get(key);
         rollups.put(key, current == null ? 1L : current + 1L);

@@ -1,0 +1,49 @@
+package dev.eddy.persons;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.eddy.events.CapturedEvent;
+import java.time.Instant;
+
+/**
+ * What the identity processor acts on, keyed {@code token:distinct_id} like the ingest topics it is
+ * co-partitioned with: the owner of one distinct id's mapping sees every command about that distinct id, in order.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = IdentityCommand.Ingest.class, name = "ingest"),
+        @JsonSubTypes.Type(value = IdentityCommand.Link.class, name = "link"),
+        @JsonSubTypes.Type(value = IdentityCommand.Remap.class, name = "remap")})
+public sealed interface IdentityCommand {
+
+    /**
+     * A captured event (from overflow, re-keyed; events of the ingest and historical topics arrive directly).
+     *
+     * @param event      the event
+     * @param historical whether it came from a historical migration (kept longer for de-duplication)
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Ingest(CapturedEvent event, boolean historical) implements IdentityCommand {
+    }
+
+    /**
+     * Sent to the owner of {@code otherDistinctId} by the owner of {@code mergeIntoDistinctId} when an event asks
+     * to merge the two ({@code $identify} with {@code $anon_distinct_id}, {@code $create_alias},
+     * {@code $merge_dangerously}).
+     *
+     * @param mergeIntoPerson the person {@code mergeIntoDistinctId} resolved to when the event was processed
+     * @param mergeIntoWasNew whether that person was created by this very event
+     * @param dangerous       {@code $merge_dangerously}: merge even an identified person
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Link(long projectId, String token, String otherDistinctId, String mergeIntoDistinctId, String mergeIntoPerson,
+                boolean mergeIntoWasNew, boolean dangerous, Instant timestamp) implements IdentityCommand {
+    }
+
+    /** From then on, {@code distinctId} resolves to {@code personId} (its person was merged). */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Remap(long projectId, String distinctId, String personId) implements IdentityCommand {
+    }
+}

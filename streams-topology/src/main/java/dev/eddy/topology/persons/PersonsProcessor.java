@@ -1,0 +1,161 @@
+package dev.eddy.topology.persons;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.EnrichedEvent;
+import dev.eddy.persons.IdentityCommand;
+import dev.eddy.persons.PersonCommand;
+import dev.eddy.persons.PersonMerge;
+import dev.eddy.persons.PersonState;
+import dev.eddy.persons.PropertyUpdates;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import dev.eddy.topology.internal.Keys;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The owner of a set of persons (keyed {@code project:person_uuid}): applies each event's property updates in
+ * the order the events arrive, emits the event enriched with its person, and carries out the coordinator's
+ * merges. A person merged away keeps a stub that forwards whatever still reaches it to its survivor, so an
+ * event routed by a distinct-id mapping that is not yet updated still lands on the right person.
+ */
+public final class PersonsProcessor implements Processor<String, PersonCommand, String, Object> {
+    public static final String TO_PERSONS = "persons-to-person-commands";
+    public static final String TO_IDENTITY = "persons-to-identity-commands";
+    public static final String TO_ENRICHED = "persons-to-enriched";
+    public static final String TO_MERGES = "persons-to-merges";
+
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, PersonState> persons;
+
+    @Override
+    public void init(final ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.persons = context.getStateStore(StoreNames.PERSONS);
+    }
+
+    @Override
+    public void process(final Record<String, PersonCommand> record) {
+        final PersonCommand command = record.value();
+        if (command == null) {
+            return;
+        }
+        final String key = Keys.scoped(command.projectId(), command.personId());
+        final PersonState person = persons.get(key);
+        if (person != null && person.mergedInto() != null) {
+            final PersonCommand forwarded = command.forwardedTo(person.mergedInto());
+            context.forward(record.withKey(Keys.scoped(command.projectId(), person.mergedInto())).withValue(forwarded),
+                    TO_PERSONS);
+            return;
+        }
+        if (command instanceof PersonCommand.Apply apply) {
+            apply(record, key, person, apply);
+        } else if (command instanceof PersonCommand.AddDistinctId add) {
+            final PersonState base = person != null ? person
+                    : empty(add.personId(), add.projectId(), add.token(), add.timestamp(), add.distinctId());
+            persons.put(key, base.withDistinctId(add.distinctId()).identified());
+            if (!add.personId().equals(add.mappedTo())) {
+                remap(record, base.token(), add.projectId(), add.distinctId(), add.personId());
+            }
+        } else if (command instanceof PersonCommand.MarkIdentified mark) {
+            if (person != null) {
+                persons.put(key, person.identified());
+            }
+        } else if (command instanceof PersonCommand.MergeInto merge) {
+            mergeInto(record, key, person, merge);
+        } else if (command instanceof PersonCommand.Absorb absorb) {
+            absorb(record, key, person, absorb);
+        }
+    }
+
+    private void apply(final Record<String, ?> record, final String key, final PersonState current,
+                       final PersonCommand.Apply apply) {
+        final CapturedEvent event = apply.event();
+        PersonState person = current;
+        if (person == null) {
+            person = empty(apply.personId(), event.projectId(), event.token(), event.timestamp(), event.distinctId());
+            final ObjectNode initial = person.properties().deepCopy();
+            initial.put("$creator_event_uuid", event.uuid());
+            person = person.withProperties(initial);
+        } else {
+            person = person.withDistinctId(event.distinctId());
+        }
+        if (PropertyUpdates.updatesPersons(event.event())) {
+            final ObjectNode properties = person.properties().deepCopy();
+            if (PropertyUpdates.apply(properties, event.properties())) {
+                person = person.withProperties(properties);
+            }
+        }
+        if (person != current) {
+            persons.put(key, person);
+        }
+        final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person.uuid(), person.properties(),
+                person.createdAt(), false, apply.groups());
+        context.forward(record.withKey(key).withValue(enriched), TO_ENRICHED);
+    }
+
+    private void mergeInto(final Record<String, ?> record, final String key, final PersonState current,
+                           final PersonCommand.MergeInto merge) {
+        final PersonState person = current != null ? current
+                : empty(merge.personId(), merge.projectId(), null, merge.timestamp(), null);
+        persons.put(key, person.mergedInto(merge.target()));
+        context.forward(record.withKey(Keys.scoped(merge.projectId(), merge.target()))
+                .withValue(new PersonCommand.Absorb(merge.target(), person, merge.sourceWins(), merge.timestamp())), TO_PERSONS);
+        context.forward(record.withKey(key).withValue(new PersonMerge(PersonMerge.VERSION, merge.projectId(),
+                merge.personId(), merge.target(), person.distinctIds(), merge.timestamp())), TO_MERGES);
+    }
+
+    private void absorb(final Record<String, ?> record, final String key, final PersonState current,
+                        final PersonCommand.Absorb absorb) {
+        final PersonState source = absorb.source();
+        final PersonState merged;
+        if (current == null) {
+            merged = new PersonState(absorb.personId(), source.projectId(), source.token(), source.createdAt(), true,
+                    source.properties(), source.distinctIds(), source.version() + 1, null);
+        } else {
+            final ObjectNode properties = absorb.sourceWins()
+                    ? PropertyUpdates.combine(current.properties(), source.properties())
+                    : PropertyUpdates.combine(source.properties(), current.properties());
+            final Set<String> ids = new LinkedHashSet<>(current.distinctIds());
+            ids.addAll(source.distinctIds());
+            merged = new PersonState(current.uuid(), current.projectId(), current.token() != null ? current.token() : source.token(),
+                    earlier(current.createdAt(), source.createdAt()), true, properties, new ArrayList<>(ids),
+                    Math.max(current.version(), source.version()) + 1, null);
+        }
+        persons.put(key, merged);
+        // From now on the source's distinct ids resolve here directly, without the detour through the stub.
+        for (final String distinctId : source.distinctIds()) {
+            remap(record, merged.token(), merged.projectId(), distinctId, merged.uuid());
+        }
+    }
+
+    private void remap(final Record<String, ?> record, final String token, final long project, final String distinctId,
+                       final String person) {
+        if (token == null) {
+            return;
+        }
+        context.forward(record.withKey(Keys.distinctIdRoute(token, distinctId))
+                .withValue(new IdentityCommand.Remap(project, distinctId, person)), TO_IDENTITY);
+    }
+
+    private static PersonState empty(final String uuid, final long project, final String token, final Instant createdAt,
+                                     final String distinctId) {
+        return new PersonState(uuid, project, token, createdAt, false, Json.mapper().createObjectNode(),
+                distinctId == null ? List.of() : List.of(distinctId), 0, null);
+    }
+
+    private static Instant earlier(final Instant a, final Instant b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || a.isBefore(b) ? a : b;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.eddy.topology;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.config.ConfigLoader;
+import dev.eddy.config.EddyConfig;
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.EnrichedEvent;
+import dev.eddy.groups.GroupState;
+import dev.eddy.groups.GroupTypes;
+import dev.eddy.persons.PersonIds;
+import dev.eddy.persons.PersonMerge;
+import dev.eddy.persons.PersonState;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Eddy's whole topology in a {@link TopologyTestDriver}, with helpers that send events the way the gateway does
+ * and read what came out: enriched events, merges, and the persons, distinct ids and groups stores.
+ */
+public final class TopologyFixture implements AutoCloseable {
+    public static final long PROJECT = 1;
+    public static final String TOKEN = "phc_fixture";
+
+    private final TopologyTestDriver driver;
+    private final EddyTopics topics;
+    private final TestInputTopic<String, CapturedEvent> ingest;
+    private final TestInputTopic<String, CapturedEvent> historical;
+    private final TestInputTopic<String, CapturedEvent> overflow;
+    private final TestOutputTopic<String, EnrichedEvent> enriched;
+    private final TestOutputTopic<String, PersonMerge> merges;
+    private final List<EnrichedEvent> enrichedSeen = new ArrayList<>();
+    private final List<PersonMerge> mergesSeen = new ArrayList<>();
+    private Instant clock = Instant.parse("2026-11-22T10:00:00Z");
+
+    public TopologyFixture(final Path stateDir, final Map<String, String> env) {
+        final Map<String, String> all = new HashMap<>(env);
+        all.put("EDDY_STATE_DIR", stateDir.toString());
+        final EddyConfig config = ConfigLoader.load(all, Optional.empty());
+        topics = EddyTopics.of(config.kafka());
+        driver = new TopologyTestDriver(EddyTopology.build(topics, config.streams()),
+                StreamsProperties.of(config, "127.0.0.1:8000"), clock);
+        ingest = input(topics.ingest().name());
+        historical = input(topics.historical().name());
+        overflow = input(topics.overflow().name());
+        enriched = driver.createOutputTopic(topics.enriched().name(), topics.enriched().keySerde().deserializer(),
+                topics.enriched().valueSerde().deserializer());
+        merges = driver.createOutputTopic(topics.personMerges().name(), topics.personMerges().keySerde().deserializer(),
+                topics.personMerges().valueSerde().deserializer());
+    }
+
+    private TestInputTopic<String, CapturedEvent> input(final String topic) {
+        return driver.createInputTopic(topic, topics.ingest().keySerde().serializer(), topics.ingest().valueSerde().serializer());
+    }
+
+    public TopologyTestDriver driver() {
+        return driver;
+    }
+
+    public EddyTopics topics() {
+        return topics;
+    }
+
+    /** An event of {@code distinctId} one second after the previous one, with the given properties. */
+    public CapturedEvent event(final String distinctId, final String name, final String propertiesJson) {
+        clock = clock.plusSeconds(1);
+        return new CapturedEvent(1, UUID.randomUUID().toString(), PROJECT, TOKEN, distinctId, name, json(propertiesJson),
+                clock, clock, null, "127.0.0.1", null, null);
+    }
+
+    public CapturedEvent send(final String distinctId, final String name, final String propertiesJson) {
+        return send(event(distinctId, name, propertiesJson));
+    }
+
+    public CapturedEvent send(final CapturedEvent event) {
+        ingest.pipeInput(event.partitionKey(), event, event.now());
+        return event;
+    }
+
+    public CapturedEvent sendHistorical(final CapturedEvent event) {
+        historical.pipeInput(event.partitionKey(), event, event.now());
+        return event;
+    }
+
+    public CapturedEvent sendOverflow(final CapturedEvent event) {
+        overflow.pipeInput(null, event, event.now());
+        return event;
+    }
+
+    /** Every enriched event emitted so far, in order. */
+    public List<EnrichedEvent> enriched() {
+        enrichedSeen.addAll(enriched.readValuesToList());
+        return enrichedSeen;
+    }
+
+    public EnrichedEvent enrichedOf(final CapturedEvent event) {
+        return enriched().stream().filter(e -> e.event().uuid().equals(event.uuid())).findFirst()
+                .orElseThrow(() -> new AssertionError("no enriched event for " + event.uuid()));
+    }
+
+    public List<PersonMerge> merges() {
+        mergesSeen.addAll(merges.readValuesToList());
+        return mergesSeen;
+    }
+
+    /** The person a distinct id resolves to now, following merged-away stubs. */
+    public PersonState personOf(final String distinctId) {
+        final String id = distinctIds().get(PROJECT + ":" + distinctId);
+        if (id == null) {
+            throw new AssertionError("distinct id " + distinctId + " has no person");
+        }
+        PersonState person = persons().get(PROJECT + ":" + id);
+        while (person != null && person.mergedInto() != null) {
+            person = persons().get(PROJECT + ":" + person.mergedInto());
+        }
+        return person;
+    }
+
+    /** The persons that have not been merged away. */
+    public List<PersonState> livePersons() {
+        final List<PersonState> live = new ArrayList<>();
+        try (KeyValueIterator<String, PersonState> it = persons().all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.value.mergedInto() == null) {
+                    live.add(kv.value);
+                }
+            });
+        }
+        return live;
+    }
+
+    public KeyValueStore<String, PersonState> persons() {
+        return driver.getKeyValueStore(StoreNames.PERSONS);
+    }
+
+    public KeyValueStore<String, String> distinctIds() {
+        return driver.getKeyValueStore(StoreNames.DISTINCT_IDS);
+    }
+
+    public Optional<GroupState> group(final int typeIndex, final String key) {
+        final KeyValueStore<String, GroupState> store = driver.getKeyValueStore(StoreNames.GROUPS_GLOBAL);
+        return Optional.ofNullable(store.get(GroupState.key(PROJECT, typeIndex, key)));
+    }
+
+    public GroupTypes groupTypes() {
+        final KeyValueStore<String, GroupTypes> store = driver.getKeyValueStore(StoreNames.GROUP_TYPES);
+        return Optional.ofNullable(store.get(Long.toString(PROJECT))).orElse(GroupTypes.none(PROJECT));
+    }
+
+    /** Sum of the warnings-total metrics with this reason. */
+    public double warnings(final String reason) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("warnings-total") && reason.equals(e.getKey().tags().get("reason")))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    public static String uuidOf(final String distinctId) {
+        return PersonIds.personUuid(PROJECT, distinctId);
+    }
+
+    public static ObjectNode json(final String json) {
+        try {
+            return (ObjectNode) Json.mapper().readTree(json);
+        } catch (final Exception e) {
+            throw new IllegalArgumentException(json, e);
+        }
+    }
+
+    public void advanceWallClock(final java.time.Duration by) {
+        driver.advanceWallClockTime(by);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+
+}
