@@ -11,8 +11,11 @@ import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.http.ErrorHandler;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
+import dev.eddy.gateway.persons.PersonsRoutes;
+import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.topology.EddyTopics;
@@ -155,8 +158,9 @@ public final class Eddy implements AutoCloseable {
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
             routes.add(router -> router.route("/api/*").handler(auth));
             routes.add(new ProjectRoutes(projects)::mount);
-            routes.add(new EventCountRoutes(projects,
-                    new EventCountService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised))::mount);
+            final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
+            routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
+            routes.add(new PersonsRoutes(projects, new PersonsService(stores))::mount);
         }
         return routes;
     }

@@ -1,0 +1,58 @@
+package dev.eddy.persons;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The persons list of PostHog's persons API over one project's persons: merged-away persons left out, an
+ * optional {@code search} (a case-insensitive part of the {@code email} or {@code name} property, or an exact
+ * distinct id), newest first, then one page.
+ *
+ * @param search what to look for, if anything
+ * @param limit  page size
+ * @param offset index of the page's first person
+ */
+public record PersonQuery(Optional<String> search, int limit, int offset) {
+    private static final Comparator<PersonState> NEWEST_FIRST = Comparator
+            .comparing(PersonState::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
+            .thenComparing(PersonState::uuid);
+
+    /**
+     * @param count   persons matching, over every page
+     * @param results this page
+     */
+    public record Page(long count, List<PersonState> results) {
+    }
+
+    public Page run(final Iterable<PersonState> persons) {
+        final Optional<String> needle = search.map(String::trim).filter(s -> !s.isEmpty());
+        final List<PersonState> matching = new ArrayList<>();
+        for (final PersonState person : persons) {
+            if (person.mergedInto() == null && needle.map(n -> matches(person, n)).orElse(true)) {
+                matching.add(person);
+            }
+        }
+        matching.sort(NEWEST_FIRST);
+        final int from = Math.min(offset, matching.size());
+        final int to = (int) Math.min((long) from + limit, matching.size());
+        return new Page(matching.size(), List.copyOf(matching.subList(from, to)));
+    }
+
+    private static boolean matches(final PersonState person, final String needle) {
+        if (person.distinctIds().contains(needle)) {
+            return true;
+        }
+        final String lower = needle.toLowerCase(Locale.ROOT);
+        for (final String field : new String[] {"email", "name"}) {
+            final JsonNode value = person.properties().get(field);
+            if (value != null && value.isValueNode() && value.asText().toLowerCase(Locale.ROOT).contains(lower)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
