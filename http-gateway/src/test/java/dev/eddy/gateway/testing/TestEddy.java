@@ -52,6 +52,11 @@ public final class TestEddy implements AutoCloseable {
         return eddy;
     }
 
+    /** The prefix of this instance's topics and Streams application id. */
+    public String topicPrefix() {
+        return topicPrefix;
+    }
+
     public String topic(final String name) {
         return topicPrefix + name;
     }
