@@ -1,0 +1,205 @@
+package dev.eddy.benchmarks;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.config.ConfigLoader;
+import dev.eddy.config.EddyConfig;
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.CapturedEventWriter;
+import dev.eddy.serde.Json;
+import dev.eddy.topology.EddyTopics;
+import dev.eddy.topology.EddyTopology;
+import dev.eddy.topology.StreamsProperties;
+import dev.eddy.topology.TopicProvisioner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * Events per second through Eddy's identity and persons topology (de-duplication, distinct id resolution,
+ * merges through the project coordinator, person property updates, enriched output), side by side with a bare
+ * exactly-once Kafka Streams app that consumes the same records and forwards them unchanged, on the same broker
+ * in the same run. Each rate runs from the app reaching RUNNING until every event is in its output topic
+ * (read committed).
+ *
+ * <p>Usage: {@code IdentityBenchmark --bootstrap HOST:PORT [--events 1000000] [--persons 100000]
+ * [--merge-percent 5] [--partitions 12]}
+ */
+public final class IdentityBenchmark {
+    private static final String TOKEN = "phc_identity_benchmark";
+
+    private final Map<String, String> args;
+    private final int events;
+    private final int persons;
+    private final double mergeShare;
+    private final String prefix = "benchid" + UUID.randomUUID().toString().substring(0, 8) + ".";
+
+    private IdentityBenchmark(final Map<String, String> args) {
+        this.args = args;
+        this.events = Integer.parseInt(args.getOrDefault("events", "1000000"));
+        this.persons = Integer.parseInt(args.getOrDefault("persons", "100000"));
+        this.mergeShare = Double.parseDouble(args.getOrDefault("merge-percent", "5")) / 100;
+    }
+
+    public static void main(final String[] argv) throws Exception {
+        final Map<String, String> args = new HashMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
+        }
+        if (!args.containsKey("bootstrap")) {
+            System.err.println("missing --bootstrap");
+            System.exit(2);
+        }
+        new IdentityBenchmark(args).run();
+    }
+
+    private void run() throws Exception {
+        final Path state = Files.createTempDirectory("eddy-identity-bench");
+        try {
+            final EddyConfig config = ConfigLoader.load(Map.of(
+                    "EDDY_KAFKA_BOOTSTRAP", args.get("bootstrap"),
+                    "EDDY_KAFKA_TOPIC_PREFIX", prefix,
+                    "EDDY_PARTITIONS", args.getOrDefault("partitions", "12"),
+                    "EDDY_STATE_DIR", state.toString()), Optional.empty());
+            final EddyTopics topics = EddyTopics.of(config.kafka());
+            final String forwarded = prefix + "bench.forwarded";
+            TopicProvisioner.ensure(config.kafka(), topics.all(), Duration.ofSeconds(60));
+            TopicProvisioner.ensure(config.kafka(), List.of(new dev.eddy.topology.Topic<>(forwarded, Serdes.ByteArray(),
+                    Serdes.ByteArray(), false)), Duration.ofSeconds(60));
+            final long merges = load(topics.ingest().name());
+            System.out.printf(Locale.ROOT, "%,d events of %,d persons (%,d identify/alias) loaded into %s%n",
+                    events, persons, merges, topics.ingest().name());
+
+            final Topology forward = new Topology();
+            forward.addSource("source", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(), topics.ingest().name());
+            forward.addSink("sink", forwarded, Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer(), "source");
+            final double bare = measure("forward", forward, config, state.resolve("forward"), forwarded);
+            final double eddy = measure("identity", EddyTopology.build(topics, config.streams()), config,
+                    state.resolve("identity"), topics.enriched().name());
+
+            System.out.printf(Locale.ROOT, "consume-and-forward : %,10.0f events/s%n", bare);
+            System.out.printf(Locale.ROOT, "identity + persons  : %,10.0f events/s%n", eddy);
+            System.out.printf(Locale.ROOT, "ratio               : %.2f%n", eddy / bare);
+        } finally {
+            try (Stream<Path> files = Files.walk(state)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * Anonymous browsing of {@code persons} visitors; {@code mergeShare} of the events are an {@code $identify}
+     * of a visitor's first sign-up (after which half its events use the user id) or a {@code $create_alias}.
+     */
+    private long load(final String topic) throws Exception {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        final SplittableRandom random = new SplittableRandom(42);
+        final boolean[] identified = new boolean[persons];
+        final Instant start = Instant.now().minus(Duration.ofDays(1));
+        long merges = 0;
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < events; i++) {
+                final int person = random.nextInt(persons);
+                final ObjectNode props = Json.mapper().createObjectNode()
+                        .put("$current_url", "https://shop.test/p/" + random.nextInt(500)).put("$browser", "Firefox")
+                        .put("$os", "Linux").put("$lib", "web");
+                String distinctId = identified[person] && random.nextBoolean() ? "user-" + person : "anon-" + person;
+                String name = random.nextInt(10) == 0 ? "purchase" : "$pageview";
+                if (random.nextDouble() < mergeShare) {
+                    merges++;
+                    distinctId = "user-" + person;
+                    if (identified[person]) {
+                        name = "$create_alias";
+                        props.put("alias", "alias-" + person + "-" + random.nextInt(1000));
+                    } else {
+                        name = "$identify";
+                        props.put("$anon_distinct_id", "anon-" + person);
+                        props.putObject("$set").put("email", "user" + person + "@shop.test");
+                        identified[person] = true;
+                    }
+                } else if (random.nextInt(20) == 0) {
+                    props.putObject("$set").put("plan", random.nextBoolean() ? "free" : "pro");
+                }
+                final Instant at = start.plusMillis(i * 10L);
+                final CapturedEvent event = new CapturedEvent(1, UUID.randomUUID().toString(), 1, TOKEN, distinctId, name,
+                        props, at, at, null, "127.0.0.1", null, "web");
+                producer.send(new ProducerRecord<>(topic, event.partitionKey(), CapturedEventWriter.write(event)));
+            }
+            producer.flush();
+        }
+        return merges;
+    }
+
+    /** Events per second from RUNNING until {@code output} holds every event, read committed. */
+    private double measure(final String name, final Topology topology, final EddyConfig config, final Path stateDir,
+                           final String output) throws Exception {
+        final Properties props = StreamsProperties.of(config, "127.0.0.1:1");
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, prefix + name);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        final AtomicLong runningAt = new AtomicLong();
+        try (KafkaStreams streams = new KafkaStreams(topology, props);
+             KafkaConsumer<byte[], byte[]> counter = committedReader(output)) {
+            streams.setStateListener((now, before) -> {
+                if (now == KafkaStreams.State.RUNNING) {
+                    runningAt.compareAndSet(0, System.nanoTime());
+                }
+            });
+            streams.start();
+            long seen = 0;
+            long lastReport = System.nanoTime();
+            while (seen < events) {
+                seen += counter.poll(Duration.ofMillis(200)).count();
+                if (System.nanoTime() - lastReport > 10_000_000_000L) {
+                    System.out.printf(Locale.ROOT, "  %s: %,d of %,d%n", name, seen, events);
+                    lastReport = System.nanoTime();
+                }
+            }
+            final double seconds = (System.nanoTime() - runningAt.get()) / 1e9;
+            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(30)));
+            System.out.printf(Locale.ROOT, "%s: %,d events in %.1f s%n", name, events, seconds);
+            return events / seconds;
+        }
+    }
+
+    private KafkaConsumer<byte[], byte[]> committedReader(final String topic) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "counter-" + topic);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        final KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(topic));
+        return consumer;
+    }
+}
