@@ -10,10 +10,10 @@ public final class StoreNames {
 
     /** Identity: {@code project:distinct_id} to the uuid of its person. */
     public static final String DISTINCT_IDS = "distinct-ids";
-    /** Identity: {@code project:event_uuid} of processed events to when they may be forgotten (epoch ms). */
+    /** Identity: {@code project:event_uuid} of processed live events, windowed by when the gateway received them. */
     public static final String DEDUP_IDS = "dedup-ids";
-    /** Identity: {@code <expiry ms, 19 digits>:<project:event_uuid>}, the same entries ordered by expiry. */
-    public static final String DEDUP_EXPIRY = "dedup-expiry";
+    /** Identity: the same for events of historical migrations, kept longer. */
+    public static final String DEDUP_HISTORICAL_IDS = "dedup-historical-ids";
     /** Persons: {@code project:person_uuid} to the person. */
     public static final String PERSONS = "persons";
     /** Project coordinator: {@code project:person_uuid} to its merge link. */

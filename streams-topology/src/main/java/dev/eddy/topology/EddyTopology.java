@@ -10,6 +10,7 @@ import dev.eddy.topology.persons.PersonsProcessor;
 import dev.eddy.topology.persons.ProjectCoordinator;
 import dev.eddy.topology.trends.RollupProcessor;
 import dev.eddy.trends.HourlyEventKey;
+import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -17,6 +18,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -26,7 +28,7 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <pre>
  * events.ingest, events.historical ─► ingest-router ─► identity ◄─ identity.commands ◄─ overflow-router ◄─ events.overflow
- *   identity (distinct-ids, dedup)      ─► identity.commands (links) · project.commands · persons.commands · groups.commands
+ *   identity (distinct-ids, dedup-ids, dedup-historical-ids)     ─► identity.commands (links) · project.commands · persons.commands · groups.commands
  *                                        ─► events.enriched (personless events)
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
  *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
@@ -75,8 +77,8 @@ public final class EddyTopology {
         source(t, IDENTITY_COMMANDS_SOURCE, topics.identityCommands());
         t.addProcessor(IDENTITY, () -> new IdentityProcessor(streams.dedup()), INGEST_ROUTER, IDENTITY_COMMANDS_SOURCE);
         t.addStateStore(store(StoreNames.DISTINCT_IDS, Serdes.String()), IDENTITY);
-        t.addStateStore(store(StoreNames.DEDUP_IDS, Serdes.Long()), IDENTITY);
-        t.addStateStore(store(StoreNames.DEDUP_EXPIRY, Serdes.Long()), IDENTITY);
+        t.addStateStore(dedup(StoreNames.DEDUP_IDS, streams.dedup().retention()), IDENTITY);
+        t.addStateStore(dedup(StoreNames.DEDUP_HISTORICAL_IDS, streams.dedup().historicalRetention()), IDENTITY);
         sink(t, IdentityProcessor.TO_IDENTITY, topics.identityCommands(), IDENTITY);
         sink(t, IdentityProcessor.TO_PROJECT, topics.projectCommands(), IDENTITY);
         sink(t, IdentityProcessor.TO_PERSONS, topics.personCommands(), IDENTITY);
@@ -113,13 +115,23 @@ public final class EddyTopology {
         source(t, ENRICHED_SOURCE, topics.enriched());
         t.addProcessor(ROLLUP_PROCESSOR, RollupProcessor::new, ENRICHED_SOURCE);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS),
-                HourlyEventKey.serde(), Serdes.Long()), ROLLUP_PROCESSOR);
+                HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), ROLLUP_PROCESSOR);
         return t;
     }
 
+    /**
+     * A key-value store with a record cache: several updates of one key within a commit interval reach RocksDB
+     * and the changelog once, at the commit. Reads, interactive queries included, go through the cache.
+     */
     private static <V> StoreBuilder<KeyValueStore<String, V>> store(final String name,
                                                                      final org.apache.kafka.common.serialization.Serde<V> values) {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values);
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values).withCachingEnabled();
+    }
+
+    /** Event uuids by receive time; whole segments expire with stream time (no cache: every key is new). */
+    private static StoreBuilder<WindowStore<String, Long>> dedup(final String name, final Duration retention) {
+        return Stores.windowStoreBuilder(Stores.persistentWindowStore(name, retention, Duration.ofMillis(1), false),
+                Serdes.String(), Serdes.Long());
     }
 
     private static void source(final Topology t, final String name, final Topic<String, ?> topic) {
@@ -134,7 +146,8 @@ public final class EddyTopology {
 
     /** A read-only copy on every instance of a compacted topic; the topic is its changelog. */
     private static <V> void global(final Topology t, final String store, final Topic<String, V> topic) {
-        t.addGlobalStore(store(store, topic.valueSerde()).withLoggingDisabled(), store + "-source",
+        t.addGlobalStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store), Serdes.String(),
+                        topic.valueSerde()).withLoggingDisabled(), store + "-source",
                 topic.keySerde().deserializer(), topic.valueSerde().deserializer(), topic.name(), store + "-loader",
                 () -> new GlobalLoader<>(store));
     }

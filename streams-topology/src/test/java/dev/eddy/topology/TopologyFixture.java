@@ -178,8 +178,9 @@ public final class TopologyFixture implements AutoCloseable {
         }
     }
 
-    public void advanceWallClock(final java.time.Duration by) {
-        driver.advanceWallClockTime(by);
+    /** Moves the clock of the next events (their event time, receive time and record timestamp) forward. */
+    public void advanceClock(final java.time.Duration by) {
+        clock = clock.plus(by);
     }
 
     @Override

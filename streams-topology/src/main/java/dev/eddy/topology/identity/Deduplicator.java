@@ -1,64 +1,53 @@
 package dev.eddy.topology.identity;
 
-import dev.eddy.config.StreamsConfig;
 import dev.eddy.events.CapturedEvent;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
  * Remembers the uuid of every processed event for the configured retention, so a client retry or a replayed
  * batch has no second effect. Retries of one event share its distinct id and so its partition: the memory is
- * local. Retention runs from when the gateway received the first copy, not from the event's own time, so
- * history of any age is de-duplicated alike. Entries are kept twice, by id for the check and by expiry for
- * purging without a scan.
+ * local. Retention runs from when the gateway received the first copy, not from the event's own time, so history
+ * of any age is de-duplicated alike.
+ *
+ * <p>The uuids live in window stores whose window start is that receive time: Kafka Streams drops whole expired
+ * segments as stream time passes, so forgetting costs nothing per event, and every event costs one changelog
+ * record. Historical migrations have a store of their own with a longer retention; both are checked.
  */
 final class Deduplicator {
-    private final KeyValueStore<String, Long> ids;
-    private final KeyValueStore<String, Long> byExpiry;
-    private final StreamsConfig.Dedup config;
+    /** Tolerance for a retry stamped earlier than the first copy (gateways' clocks differ a little). */
+    private static final Duration CLOCK_SKEW = Duration.ofHours(1);
 
-    Deduplicator(final KeyValueStore<String, Long> ids, final KeyValueStore<String, Long> byExpiry,
-                 final StreamsConfig.Dedup config) {
-        this.ids = ids;
-        this.byExpiry = byExpiry;
-        this.config = config;
+    private final WindowStore<String, Long> live;
+    private final WindowStore<String, Long> historical;
+    private final Duration liveRetention;
+    private final Duration historicalRetention;
+
+    Deduplicator(final WindowStore<String, Long> live, final WindowStore<String, Long> historical,
+                 final Duration liveRetention, final Duration historicalRetention) {
+        this.live = live;
+        this.historical = historical;
+        this.liveRetention = liveRetention;
+        this.historicalRetention = historicalRetention;
     }
 
     /** Whether this is the first time the event is seen; remembers it when it is. */
-    boolean firstTime(final CapturedEvent event, final boolean historical) {
+    boolean firstTime(final CapturedEvent event, final boolean fromHistorical) {
         final String id = event.projectId() + ":" + event.uuid();
-        if (ids.get(id) != null) {
+        final Instant received = event.now() != null ? event.now() : event.timestamp();
+        if (seen(live, id, received, liveRetention) || seen(historical, id, received, historicalRetention)) {
             return false;
         }
-        final Instant received = event.now() != null ? event.now() : event.timestamp();
-        final long expiry = received.plus(historical ? config.historicalRetention() : config.retention()).toEpochMilli();
-        ids.put(id, expiry);
-        byExpiry.put(expiryKey(expiry, id), expiry);
+        (fromHistorical ? historical : live).put(id, received.toEpochMilli(), received.toEpochMilli());
         return true;
     }
 
-    /** Forgets every event whose retention ended at or before {@code nowMillis}. */
-    void purge(final long nowMillis) {
-        final List<String> expired = new ArrayList<>();
-        // Keys are "<19-digit expiry>:<id>"; ';' sorts right after ':', so the range ends after every key of nowMillis.
-        try (KeyValueIterator<String, Long> it = byExpiry.range("", String.format(Locale.ROOT, "%019d;", nowMillis))) {
-            while (it.hasNext()) {
-                final KeyValue<String, Long> entry = it.next();
-                expired.add(entry.key);
-            }
+    private static boolean seen(final WindowStore<String, Long> store, final String id, final Instant received,
+                                final Duration retention) {
+        try (WindowStoreIterator<Long> it = store.fetch(id, received.minus(retention), received.plus(CLOCK_SKEW))) {
+            return it.hasNext();
         }
-        for (final String key : expired) {
-            byExpiry.delete(key);
-            ids.delete(key.substring(key.indexOf(':') + 1));
-        }
-    }
-
-    private static String expiryKey(final long expiry, final String id) {
-        return String.format(Locale.ROOT, "%019d:%s", expiry, id);
     }
 }

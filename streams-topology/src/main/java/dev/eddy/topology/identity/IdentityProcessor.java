@@ -13,10 +13,8 @@ import dev.eddy.persons.ProjectCommand;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.topology.internal.Keys;
 import dev.eddy.topology.internal.Warnings;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -42,7 +40,6 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
     /** Events that are only about persons or groups: meaningless, and dropped, without person processing. */
     private static final Set<String> PERSON_EVENTS = Set.of("$identify", "$create_alias", "$merge_dangerously",
             GroupAttachment.GROUP_IDENTIFY);
-    private static final Duration PURGE_EVERY = Duration.ofMinutes(1);
 
     private final StreamsConfig.Dedup dedupConfig;
     private ProcessorContext<String, Object> context;
@@ -61,9 +58,9 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
         this.distinctIds = context.getStateStore(StoreNames.DISTINCT_IDS);
         this.groupTypes = context.getStateStore(StoreNames.GROUP_TYPES);
         this.dedup = new Deduplicator(context.getStateStore(StoreNames.DEDUP_IDS),
-                context.getStateStore(StoreNames.DEDUP_EXPIRY), dedupConfig);
+                context.getStateStore(StoreNames.DEDUP_HISTORICAL_IDS), dedupConfig.retention(),
+                dedupConfig.historicalRetention());
         this.warnings = new Warnings(context, "identity");
-        context.schedule(PURGE_EVERY, PunctuationType.WALL_CLOCK_TIME, dedup::purge);
     }
 
     @Override

@@ -32,6 +32,8 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
     public static final String TO_IDENTITY = "persons-to-identity-commands";
     public static final String TO_ENRICHED = "persons-to-enriched";
     public static final String TO_MERGES = "persons-to-merges";
+    /** PostHog's person property naming the event that created the person. */
+    private static final String CREATOR_EVENT = "$creator_event_uuid";
 
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, PersonState> persons;
@@ -83,7 +85,7 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         if (person == null) {
             person = empty(apply.personId(), event.projectId(), event.token(), event.timestamp(), event.distinctId());
             final ObjectNode initial = person.properties().deepCopy();
-            initial.put("$creator_event_uuid", event.uuid());
+            initial.put(CREATOR_EVENT, event.uuid());
             person = person.withProperties(initial);
         } else {
             person = person.withDistinctId(event.distinctId());
@@ -124,6 +126,10 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
             final ObjectNode properties = absorb.sourceWins()
                     ? PropertyUpdates.combine(current.properties(), source.properties())
                     : PropertyUpdates.combine(source.properties(), current.properties());
+            // Whoever wins the properties, the survivor was created by its own first event.
+            if (current.properties().has(CREATOR_EVENT)) {
+                properties.set(CREATOR_EVENT, current.properties().get(CREATOR_EVENT));
+            }
             final Set<String> ids = new LinkedHashSet<>(current.distinctIds());
             ids.addAll(source.distinctIds());
             merged = new PersonState(current.uuid(), current.projectId(), current.token() != null ? current.token() : source.token(),

@@ -63,7 +63,7 @@ class IdentityTopologyTest {
 
     @Test
     void identifyOfANewUserIdJoinsTheAnonymousPersonWhichSurvives() {
-        t.send("anon", "$pageview", "{\"$set\":{\"seen\":\"landing\"}}");
+        final CapturedEvent landing = t.send("anon", "$pageview", "{\"$set\":{\"seen\":\"landing\"}}");
         final CapturedEvent identify = t.send("user@x.com", "$identify",
                 "{\"$anon_distinct_id\":\"anon\",\"$set\":{\"email\":\"user@x.com\"}}");
         final CapturedEvent after = t.send("user@x.com", "purchase", "{}");
@@ -75,6 +75,7 @@ class IdentityTopologyTest {
         assertThat(person.isIdentified()).isTrue();
         assertThat(person.properties().get("seen").asText()).isEqualTo("landing");
         assertThat(person.properties().get("email").asText()).isEqualTo("user@x.com");
+        assertThat(person.properties().get("$creator_event_uuid").asText()).isEqualTo(landing.uuid());
         assertThat(t.livePersons()).hasSize(1);
         assertThat(t.enrichedOf(after).personId()).isEqualTo(uuidOf("anon"));
         assertThat(t.merges()).extracting(PersonMerge::source, PersonMerge::target)
@@ -337,7 +338,8 @@ class IdentityTopologyTest {
     @Test
     void aUuidIsForgottenAfterItsRetention() {
         final CapturedEvent once = t.send("u", "counted", "{}");
-        t.advanceWallClock(Duration.ofHours(2));
+        t.advanceClock(Duration.ofHours(3));
+        t.send("u", "later", "{}");
         t.send(once);
 
         assertThat(t.enriched()).filteredOn(e -> e.event().uuid().equals(once.uuid())).hasSize(2);
