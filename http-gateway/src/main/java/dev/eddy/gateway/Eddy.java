@@ -1,6 +1,7 @@
 package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
+import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.PersonalApiKeyRepository;
 import dev.eddy.gateway.capture.CaptureRoutes;
@@ -9,6 +10,8 @@ import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.http.ErrorHandler;
+import dev.eddy.gateway.insights.InsightRepository;
+import dev.eddy.gateway.insights.InsightRoutes;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.persons.PersonsRoutes;
@@ -18,6 +21,8 @@ import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
+import dev.eddy.gateway.users.UserRepository;
+import dev.eddy.gateway.users.UserRoutes;
 import dev.eddy.topology.EddyTopics;
 import dev.eddy.topology.StreamsApp;
 import dev.eddy.topology.TopicProvisioner;
@@ -36,6 +41,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.sqlclient.Pool;
@@ -59,6 +65,8 @@ public final class Eddy implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     /** Bytes of one HTTP header block; larger ones are refused before any route runs. */
     private static final int MAX_HEADER_BYTES = 16 * 1024;
+    /** Largest management request body (dashboards and insights with their filters and queries). */
+    private static final long MAX_API_BODY_BYTES = 1024 * 1024;
 
     private final EddyConfig config;
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -156,11 +164,15 @@ public final class Eddy implements AutoCloseable {
             routes.add(new CaptureRoutes(new ProjectTokens(projects::idForToken), producer.get(), topics, config.capture(),
                     registry)::mount);
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
+            // Management bodies are small JSON documents: bounded while streaming, never written to disk.
+            routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
             routes.add(router -> router.route("/api/*").handler(auth));
             routes.add(new ProjectRoutes(projects)::mount);
             final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
             routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
             routes.add(new PersonsRoutes(projects, new PersonsService(stores))::mount);
+            routes.add(new UserRoutes(new UserRepository(pool.get()))::mount);
+            routes.add(new InsightRoutes(projects, new InsightRepository(pool.get()), new ActivityLog(pool.get()))::mount);
         }
         return routes;
     }

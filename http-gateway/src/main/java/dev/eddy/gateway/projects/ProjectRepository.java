@@ -52,6 +52,12 @@ public final class ProjectRepository {
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toProject(rows.iterator().next())));
     }
 
+    /** The project, or a failed future with a 404 when the principal may not see it (or it does not exist). */
+    public Future<Project> require(final Principal who, final long projectId) {
+        return find(who, projectId).compose(p -> p.isPresent() ? Future.succeededFuture(p.get())
+                : Future.failedFuture(dev.eddy.gateway.http.ApiError.notFound("Not found.")));
+    }
+
     /** The project a project API key belongs to. */
     public Future<Optional<Long>> idForToken(final String token) {
         return pool.preparedQuery(BY_TOKEN).execute(Tuple.of(token))

@@ -1,0 +1,253 @@
+package dev.eddy.gateway.insights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.Jsonb;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.Body;
+import dev.eddy.gateway.http.Pagination;
+import dev.eddy.gateway.http.Params;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.serde.Json;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
+
+/**
+ * PostHog's insights API without computation: list, create, retrieve, update (soft delete with {@code deleted}),
+ * DELETE refused with 405, the activity log of one insight and of all, {@code ?format=csv} on list and retrieve.
+ */
+public final class InsightRoutes {
+    public static final String READ = "insight:read";
+    public static final String WRITE = "insight:write";
+    public static final String ACTIVITY_READ = "activity_log:read";
+    private static final String BASE = "/api/projects/:project_id/insights";
+    private static final int MAX_NAME = 400;
+    private static final List<String> CSV_COLUMNS = List.of("id", "short_id", "name", "derived_name", "description", "saved",
+            "favorited", "tags", "dashboards", "created_at", "created_by", "last_modified_at", "last_modified_by", "filters", "query");
+
+    private final ProjectRepository projects;
+    private final InsightRepository insights;
+    private final ActivityLog activity;
+
+    public InsightRoutes(final ProjectRepository projects, final InsightRepository insights, final ActivityLog activity) {
+        this.projects = projects;
+        this.insights = insights;
+        this.activity = activity;
+    }
+
+    public void mount(final Router router) {
+        router.get(BASE + "/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::allActivity);
+        router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
+        router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
+        router.get(BASE + "/:id/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::activity);
+        router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
+        router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
+        router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE))
+                .handler(ctx -> ctx.response().setStatusCode(405).end());
+    }
+
+    private void list(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Pagination page = Pagination.of(ctx);
+        final InsightRepository.Filter filter = new InsightRepository.Filter(
+                optionalLong(ctx, "created_by"), ctx.queryParams().get("short_id"),
+                optionalBoolean(ctx, "saved"), optionalBoolean(ctx, "favorited"));
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.list(projectId, filter, page.limit(), page.offset()))
+                .onSuccess(result -> {
+                    if (csv(ctx)) {
+                        writeCsv(ctx, result.insights());
+                    } else {
+                        Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.insights()));
+                    }
+                })
+                .onFailure(ctx::fail);
+    }
+
+    private void create(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final InsightRepository.Write write = write(Body.of(ctx));
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.create(projectId, principal(ctx).userId(), write))
+                .onSuccess(insight -> Responses.json(ctx, 201, insight))
+                .onFailure(ctx::fail);
+    }
+
+    private void retrieve(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.find(projectId, id))
+                // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
+                .map(found -> found.filter(i -> !i.deleted()))
+                .compose(InsightRoutes::orNotFound)
+                .onSuccess(insight -> {
+                    if (csv(ctx)) {
+                        writeCsv(ctx, List.of(insight));
+                    } else {
+                        Responses.json(ctx, 200, insight);
+                    }
+                })
+                .onFailure(ctx::fail);
+    }
+
+    private void update(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        final InsightRepository.Write write = write(Body.of(ctx));
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write))
+                .compose(InsightRoutes::orNotFound)
+                .onSuccess(insight -> Responses.json(ctx, 200, insight))
+                .onFailure(ctx::fail);
+    }
+
+    private void activity(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        final Pagination page = Pagination.of(ctx);
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.find(projectId, id)).compose(InsightRoutes::orNotFound)
+                .compose(i -> activity.forItem(projectId, InsightRepository.SCOPE, id, page.limit(), page.offset()))
+                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
+                .onFailure(ctx::fail);
+    }
+
+    private void allActivity(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Pagination page = Pagination.of(ctx);
+        projects.require(principal(ctx), projectId)
+                .compose(p -> activity.forScope(projectId, InsightRepository.SCOPE, page.limit(), page.offset()))
+                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
+                .onFailure(ctx::fail);
+    }
+
+    /** The fields of a create or update body, checked. */
+    static InsightRepository.Write write(final Body body) {
+        final Map<String, InsightRepository.Value> fields = new LinkedHashMap<>();
+        for (final String field : List.of("name", "derived_name")) {
+            if (body.has(field)) {
+                final String value = body.string(field, MAX_NAME);
+                fields.put(field, new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+            }
+        }
+        if (body.has("description")) {
+            final String value = Optional.ofNullable(body.string("description", 10_000)).orElse("");
+            fields.put("description", new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+        }
+        if (body.has("filters")) {
+            final JsonNode filters = Optional.ofNullable(body.object("filters", true)).orElse(Json.mapper().createObjectNode());
+            fields.put("filters", new InsightRepository.Value(filters, Jsonb.bind(filters)));
+        }
+        if (body.has("query")) {
+            final JsonNode query = queryOf(body);
+            fields.put("query", new InsightRepository.Value(query == null ? NullNode.getInstance() : query, Jsonb.bind(query)));
+        }
+        if (body.has("order")) {
+            final Long order = body.integer("order", true);
+            if (order != null && (order < Integer.MIN_VALUE || order > Integer.MAX_VALUE)) {
+                throw ApiError.badRequest("invalid_input", "'order' must be a 32-bit integer.", "order");
+            }
+            fields.put("order", new InsightRepository.Value(Json.mapper().valueToTree(order), order == null ? null : order.intValue()));
+        }
+        for (final String field : List.of("deleted", "saved", "favorited")) {
+            if (body.has(field)) {
+                final boolean value = body.bool(field);
+                fields.put(field, new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+            }
+        }
+        if (body.has("tags")) {
+            final List<String> tags = body.strings("tags").stream().map(String::trim).filter(t -> !t.isEmpty()).distinct().toList();
+            fields.put("tags", new InsightRepository.Value(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
+        }
+        final Optional<List<Long>> dashboards = body.has("dashboards") ? Optional.of(body.integers("dashboards")) : Optional.empty();
+        return new InsightRepository.Write(fields, dashboards);
+    }
+
+    /** {@code query} is a query node object, or its JSON as a string (the seed: "a query node JSON string"). */
+    private static JsonNode queryOf(final Body body) {
+        final JsonNode raw = body.raw("query");
+        if (raw == null || raw.isNull()) {
+            return null;
+        }
+        if (raw.isTextual()) {
+            try {
+                final JsonNode parsed = Json.mapper().readTree(raw.asText());
+                if (parsed != null && parsed.isObject()) {
+                    return parsed;
+                }
+            } catch (final IOException e) {
+                // reported below
+            }
+            throw ApiError.badRequest("invalid_input", "'query' must be a query node (an object or its JSON).", "query");
+        }
+        return body.object("query", true);
+    }
+
+    private static boolean csv(final RoutingContext ctx) {
+        return "csv".equalsIgnoreCase(ctx.queryParams().get("format"));
+    }
+
+    private static void writeCsv(final RoutingContext ctx, final List<Insight> rows) {
+        final StringWriter out = new StringWriter();
+        try (CSVPrinter printer = new CSVPrinter(out, CSVFormat.DEFAULT.builder().setHeader(CSV_COLUMNS.toArray(String[]::new)).get())) {
+            for (final Insight i : rows) {
+                printer.printRecord(i.id(), i.shortId(), i.name(), i.derivedName(), i.description(), i.saved(), i.favorited(),
+                        String.join(",", i.tags()), i.dashboards().stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse(""),
+                        i.createdAt(), i.createdBy() == null ? "" : i.createdBy().email(), i.lastModifiedAt(),
+                        i.lastModifiedBy() == null ? "" : i.lastModifiedBy().email(), i.filters().toString(),
+                        i.query() == null ? "" : i.query().toString());
+            }
+        } catch (final IOException e) {
+            ctx.fail(e);
+            return;
+        }
+        ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(out.toString());
+    }
+
+    private static <T> Future<T> orNotFound(final Optional<T> found) {
+        return found.map(Future::succeededFuture).orElseGet(() -> Future.failedFuture(ApiError.notFound("Not found.")));
+    }
+
+    private static Principal principal(final RoutingContext ctx) {
+        return PersonalApiKeyAuth.principal(ctx);
+    }
+
+    private static Long optionalLong(final RoutingContext ctx, final String name) {
+        final String raw = ctx.queryParams().get(name);
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(raw.trim());
+        } catch (final NumberFormatException e) {
+            throw ApiError.badRequest("invalid_input", "'" + name + "' must be an integer.", name);
+        }
+    }
+
+    private static Boolean optionalBoolean(final RoutingContext ctx, final String name) {
+        final String raw = ctx.queryParams().get(name);
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        return switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "1" -> true;
+            case "false", "0" -> false;
+            default -> throw ApiError.badRequest("invalid_input", "'" + name + "' must be true or false.", name);
+        };
+    }
+}
