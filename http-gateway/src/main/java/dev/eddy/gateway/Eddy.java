@@ -3,6 +3,8 @@ package dev.eddy.gateway;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.dashboards.DashboardRepository;
+import dev.eddy.gateway.dashboards.DashboardRoutes;
 import dev.eddy.gateway.auth.PersonalApiKeyRepository;
 import dev.eddy.gateway.capture.CaptureRoutes;
 import dev.eddy.gateway.capture.EventProducer;
@@ -173,6 +175,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new PersonsRoutes(projects, new PersonsService(stores))::mount);
             routes.add(new UserRoutes(new UserRepository(pool.get()))::mount);
             routes.add(new InsightRoutes(projects, new InsightRepository(pool.get()), new ActivityLog(pool.get()))::mount);
+            routes.add(new DashboardRoutes(projects, new DashboardRepository(pool.get()))::mount);
         }
         return routes;
     }

@@ -44,6 +44,7 @@ public final class InsightRepository {
     private static final String COUNT = "SELECT count(*) FROM insights i " + FILTER;
     private static final String PAGE = SELECT + FILTER + "ORDER BY i.last_modified_at DESC, i.id DESC LIMIT $6 OFFSET $7";
     private static final String ONE = SELECT + "WHERE i.project_id = $1 AND i.id = $2";
+    private static final String MANY = SELECT + "WHERE i.project_id = $1 AND i.id = ANY($2)";
     private static final String LOCK = "SELECT id FROM insights WHERE project_id = $1 AND id = $2 FOR UPDATE";
     private static final String INSERT = "INSERT INTO insights (project_id, short_id, created_by, last_modified_by) "
             + "VALUES ($1, $2, $3, $3) RETURNING id";
@@ -93,6 +94,19 @@ public final class InsightRepository {
 
     public Future<Optional<Insight>> find(final long projectId, final long id) {
         return find(pool, projectId, id);
+    }
+
+    /** The project's insights with these ids (deleted ones included), by id. */
+    public static Future<Map<Long, Insight>> byIds(final SqlClient client, final long projectId, final List<Long> ids) {
+        if (ids.isEmpty()) {
+            return Future.succeededFuture(Map.of());
+        }
+        return client.preparedQuery(MANY).execute(Tuple.tuple().addLong(projectId).addArrayOfLong(ids.toArray(Long[]::new)))
+                .map(rows -> {
+                    final Map<Long, Insight> found = new LinkedHashMap<>();
+                    insights(rows).forEach(i -> found.put(i.id(), i));
+                    return found;
+                });
     }
 
     static Future<Optional<Insight>> find(final SqlClient client, final long projectId, final long id) {

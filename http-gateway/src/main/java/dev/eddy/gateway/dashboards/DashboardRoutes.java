@@ -1,0 +1,163 @@
+package dev.eddy.gateway.dashboards;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.Jsonb;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.Body;
+import dev.eddy.gateway.http.Pagination;
+import dev.eddy.gateway.http.Params;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.serde.Json;
+import io.vertx.core.Future;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * PostHog's dashboards API: list (list form), create (201; {@code use_dashboard} duplicates), retrieve and update
+ * (full form with tiles), soft delete by {@code deleted: true} (with {@code delete_insights}), DELETE refused with
+ * 405, and {@code move_tile}.
+ */
+public final class DashboardRoutes {
+    public static final String READ = "dashboard:read";
+    public static final String WRITE = "dashboard:write";
+    private static final String BASE = "/api/projects/:project_id/dashboards";
+    private static final int MAX_NAME = 400;
+
+    private final ProjectRepository projects;
+    private final DashboardRepository dashboards;
+
+    public DashboardRoutes(final ProjectRepository projects, final DashboardRepository dashboards) {
+        this.projects = projects;
+        this.dashboards = dashboards;
+    }
+
+    public void mount(final Router router) {
+        router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
+        router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
+        router.patch(BASE + "/:id/move_tile").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::moveTile);
+        router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
+        router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
+        router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE))
+                .handler(ctx -> ctx.response().setStatusCode(405).end());
+    }
+
+    private void list(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Pagination page = Pagination.of(ctx);
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.list(projectId, principal(ctx).userId(), page.limit(), page.offset()))
+                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(),
+                        result.dashboards().stream().map(Dashboard::listForm).toList())))
+                .onFailure(ctx::fail);
+    }
+
+    private void create(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Body body = Body.of(ctx);
+        final Map<String, DashboardRepository.Value> fields = fields(body);
+        final Optional<Long> copyFrom = body.has("use_dashboard") ? Optional.ofNullable(body.integer("use_dashboard", true))
+                : Optional.empty();
+        final String template = body.has("use_template") ? body.string("use_template", MAX_NAME) : null;
+        if (template != null && !template.isEmpty()) {
+            throw ApiError.badRequest("invalid_input", "Unknown dashboard template '" + template
+                    + "'; create from a template's JSON with create_from_template_json.", "use_template");
+        }
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom))
+                .onSuccess(d -> Responses.json(ctx, 201, d.fullForm()))
+                .onFailure(ctx::fail);
+    }
+
+    private void retrieve(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.find(projectId, principal(ctx).userId(), id))
+                .map(found -> found.filter(d -> !d.deleted()))
+                .compose(DashboardRoutes::orNotFound)
+                .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
+                .onFailure(ctx::fail);
+    }
+
+    private void update(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        final Body body = Body.of(ctx);
+        final Map<String, DashboardRepository.Value> fields = fields(body);
+        final boolean deleteInsights = body.has("delete_insights") && body.bool("delete_insights");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights))
+                .compose(DashboardRoutes::orNotFound)
+                .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
+                .onFailure(ctx::fail);
+    }
+
+    /** {@code {"tile": {"id": N}, "toDashboard": M}}. */
+    private void moveTile(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        final Body body = Body.of(ctx);
+        final JsonNode tile = body.object("tile", false);
+        if (!tile.path("id").isIntegralNumber()) {
+            throw ApiError.badRequest("invalid_input", "'tile.id' must be an integer.", "tile");
+        }
+        final long to = body.integer("toDashboard", false);
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.moveTile(projectId, principal(ctx).userId(), id, tile.get("id").asLong(), to))
+                .compose(DashboardRoutes::orNotFound)
+                .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
+                .onFailure(ctx::fail);
+    }
+
+    /** The writable fields of a create or update body, checked. */
+    static Map<String, DashboardRepository.Value> fields(final Body body) {
+        final Map<String, DashboardRepository.Value> fields = new LinkedHashMap<>();
+        if (body.has("name")) {
+            final String name = body.string("name", MAX_NAME);
+            fields.put("name", new DashboardRepository.Value(Json.mapper().valueToTree(name), name));
+        }
+        if (body.has("description")) {
+            final String description = Optional.ofNullable(body.string("description", 10_000)).orElse("");
+            fields.put("description", new DashboardRepository.Value(Json.mapper().valueToTree(description), description));
+        }
+        for (final String flag : List.of("pinned", "deleted")) {
+            if (body.has(flag)) {
+                final boolean value = body.bool(flag);
+                fields.put(flag, new DashboardRepository.Value(Json.mapper().valueToTree(value), value));
+            }
+        }
+        if (body.has("tags")) {
+            final List<String> tags = body.strings("tags").stream().map(String::trim).filter(t -> !t.isEmpty()).distinct().toList();
+            fields.put("tags", new DashboardRepository.Value(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
+        }
+        if (body.has("restriction_level")) {
+            final Long level = body.integer("restriction_level", false);
+            if (level != Dashboard.CAN_VIEW && level != Dashboard.CAN_EDIT) {
+                throw ApiError.badRequest("invalid_choice", "'restriction_level' must be 21 or 37.", "restriction_level");
+            }
+            fields.put("restriction_level", new DashboardRepository.Value(Json.mapper().valueToTree(level), level.shortValue()));
+        }
+        for (final String object : List.of("filters", "variables")) {
+            if (body.has(object)) {
+                final JsonNode value = Optional.ofNullable(body.object(object, true)).orElse(Json.mapper().createObjectNode());
+                fields.put(object, new DashboardRepository.Value(value, Jsonb.bind(value)));
+            }
+        }
+        return fields;
+    }
+
+    private static <T> Future<T> orNotFound(final Optional<T> found) {
+        return found.map(Future::succeededFuture).orElseGet(() -> Future.failedFuture(ApiError.notFound("Not found.")));
+    }
+
+    private static Principal principal(final RoutingContext ctx) {
+        return PersonalApiKeyAuth.principal(ctx);
+    }
+}
