@@ -11,7 +11,6 @@ import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.serde.Json;
-import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
@@ -81,7 +80,7 @@ public final class DashboardRoutes {
         projects.require(principal(ctx), projectId)
                 .compose(p -> dashboards.find(projectId, principal(ctx).userId(), id))
                 .map(found -> found.filter(d -> !d.deleted()))
-                .compose(DashboardRoutes::orNotFound)
+                .compose(ApiError::orNotFound)
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -94,7 +93,7 @@ public final class DashboardRoutes {
         final boolean deleteInsights = body.has("delete_insights") && body.bool("delete_insights");
         projects.require(principal(ctx), projectId)
                 .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights))
-                .compose(DashboardRoutes::orNotFound)
+                .compose(ApiError::orNotFound)
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -111,7 +110,7 @@ public final class DashboardRoutes {
         final long to = body.integer("toDashboard", false);
         projects.require(principal(ctx), projectId)
                 .compose(p -> dashboards.moveTile(projectId, principal(ctx).userId(), id, tile.get("id").asLong(), to))
-                .compose(DashboardRoutes::orNotFound)
+                .compose(ApiError::orNotFound)
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -151,10 +150,6 @@ public final class DashboardRoutes {
             }
         }
         return fields;
-    }
-
-    private static <T> Future<T> orNotFound(final Optional<T> found) {
-        return found.map(Future::succeededFuture).orElseGet(() -> Future.failedFuture(ApiError.notFound("Not found.")));
     }
 
     private static Principal principal(final RoutingContext ctx) {

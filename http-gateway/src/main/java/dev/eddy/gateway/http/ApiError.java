@@ -39,6 +39,11 @@ public final class ApiError extends RuntimeException {
         return new ApiError(404, "invalid_request", "not_found", detail, null, null);
     }
 
+    /** The value, or a failed future with a 404 when there is none: the one "not found" of every route. */
+    public static <T> io.vertx.core.Future<T> orNotFound(final java.util.Optional<T> found) {
+        return found.map(io.vertx.core.Future::succeededFuture).orElseGet(() -> io.vertx.core.Future.failedFuture(notFound("Not found.")));
+    }
+
     public static ApiError methodNotAllowed(final String detail) {
         return new ApiError(405, "invalid_request", "method_not_allowed", detail, null, null);
     }

@@ -13,7 +13,6 @@ import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.serde.Json;
-import io.vertx.core.Future;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -94,7 +93,7 @@ public final class InsightRoutes {
                 .compose(p -> insights.find(projectId, id))
                 // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
                 .map(found -> found.filter(i -> !i.deleted()))
-                .compose(InsightRoutes::orNotFound)
+                .compose(ApiError::orNotFound)
                 .onSuccess(insight -> {
                     if (csv(ctx)) {
                         writeCsv(ctx, List.of(insight));
@@ -111,7 +110,7 @@ public final class InsightRoutes {
         final InsightRepository.Write write = write(Body.of(ctx));
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write))
-                .compose(InsightRoutes::orNotFound)
+                .compose(ApiError::orNotFound)
                 .onSuccess(insight -> Responses.json(ctx, 200, insight))
                 .onFailure(ctx::fail);
     }
@@ -121,7 +120,7 @@ public final class InsightRoutes {
         final long id = Params.pathId(ctx, "id");
         final Pagination page = Pagination.of(ctx);
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.find(projectId, id)).compose(InsightRoutes::orNotFound)
+                .compose(p -> insights.find(projectId, id)).compose(ApiError::orNotFound)
                 .compose(i -> activity.forItem(projectId, InsightRepository.SCOPE, id, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
                 .onFailure(ctx::fail);
@@ -217,10 +216,6 @@ public final class InsightRoutes {
             return;
         }
         ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(out.toString());
-    }
-
-    private static <T> Future<T> orNotFound(final Optional<T> found) {
-        return found.map(Future::succeededFuture).orElseGet(() -> Future.failedFuture(ApiError.notFound("Not found.")));
     }
 
     private static Principal principal(final RoutingContext ctx) {
