@@ -3,6 +3,8 @@ package dev.eddy.gateway;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.dashboards.CollaboratorRoutes;
+import dev.eddy.gateway.dashboards.Collaborators;
 import dev.eddy.gateway.dashboards.DashboardRepository;
 import dev.eddy.gateway.dashboards.DashboardRoutes;
 import dev.eddy.gateway.auth.PersonalApiKeyRepository;
@@ -20,6 +22,8 @@ import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.sharing.SharingRepository;
+import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
@@ -173,9 +177,14 @@ public final class Eddy implements AutoCloseable {
             final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
             routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
             routes.add(new PersonsRoutes(projects, new PersonsService(stores))::mount);
-            routes.add(new UserRoutes(new UserRepository(pool.get()))::mount);
-            routes.add(new InsightRoutes(projects, new InsightRepository(pool.get()), new ActivityLog(pool.get()))::mount);
-            routes.add(new DashboardRoutes(projects, new DashboardRepository(pool.get()))::mount);
+            final UserRepository users = new UserRepository(pool.get());
+            final InsightRepository insights = new InsightRepository(pool.get());
+            final DashboardRepository dashboards = new DashboardRepository(pool.get());
+            routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()))::mount);
+            routes.add(new DashboardRoutes(projects, dashboards)::mount);
+            routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
+            routes.add(new UserRoutes(users)::mount);
+            routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }
         return routes;
     }

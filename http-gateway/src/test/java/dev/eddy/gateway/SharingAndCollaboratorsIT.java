@@ -1,0 +1,152 @@
+package dev.eddy.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.testing.Infrastructure;
+import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.TestEddy;
+import dev.eddy.gateway.testing.TestUsers;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Dashboard collaborators and the sharing of dashboards and insights, over HTTP on a real PostgreSQL. */
+@ExtendWith(SharedInfrastructure.class)
+class SharingAndCollaboratorsIT {
+    @TempDir
+    static Path stateDir;
+    private static TestEddy eddy;
+    private static TestUsers.TestUser member;
+    private static TestUsers.TestUser outsider;
+
+    @BeforeAll
+    static void start(final Infrastructure infra) throws Exception {
+        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
+        member = TestUsers.member(eddy.eddy().config().pg(), 1, "*");
+        outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (eddy != null) {
+            eddy.close();
+        }
+    }
+
+    @Test
+    void anEditorCollaboratorMayEditARestrictedDashboardUntilRemoved() {
+        final long d = create("/api/projects/1/dashboards/", "{\"name\":\"restricted\",\"restriction_level\":37}");
+        final String path = "/api/projects/1/dashboards/" + d + "/";
+        assertThat(send(member.key(), "PATCH", path, "{\"name\":\"x\"}").statusCode()).isEqualTo(403);
+
+        final HttpResponse<String> added = send(eddy.personalKey(), "POST", path + "collaborators/",
+                "{\"user_uuid\":\"" + member.uuid() + "\",\"level\":37}");
+
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(201);
+        final JsonNode collaborator = TestEddy.json(added);
+        assertThat(collaborator.get("user").get("uuid").asText()).isEqualTo(member.uuid().toString());
+        assertThat(collaborator.get("level").asInt()).isEqualTo(37);
+        assertThat(collaborator.get("dashboard_id").asLong()).isEqualTo(d);
+        assertThat(collaborator.has("added_at") && collaborator.has("updated_at") && collaborator.has("id")).isTrue();
+        assertThat(TestEddy.json(eddy.getAuthorized(path + "collaborators/"))).hasSize(1);
+        assertThat(TestEddy.json(get(member.key(), path)).get("effective_privilege_level").asInt()).isEqualTo(37);
+        assertThat(send(member.key(), "PATCH", path, "{\"name\":\"edited by collaborator\"}").statusCode()).isEqualTo(200);
+
+        final HttpResponse<String> removed = send(eddy.personalKey(), "DELETE", path + "collaborators/" + member.uuid() + "/", null);
+        assertThat(removed.statusCode()).isEqualTo(204);
+        assertThat(removed.body()).isEmpty();
+        assertThat(send(member.key(), "PATCH", path, "{\"name\":\"again\"}").statusCode()).isEqualTo(403);
+        assertThat(send(eddy.personalKey(), "DELETE", path + "collaborators/" + member.uuid() + "/", null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void collaboratorsAreRefusedOnTheLowestLevelAndMustBeProjectUsers() {
+        final long open = create("/api/projects/1/dashboards/", "{\"name\":\"open\"}");
+        final long locked = create("/api/projects/1/dashboards/", "{\"name\":\"locked\",\"restriction_level\":37}");
+
+        assertThat(send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/" + open + "/collaborators/",
+                "{\"user_uuid\":\"" + member.uuid() + "\",\"level\":37}").statusCode()).isEqualTo(400);
+        assertThat(send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/" + locked + "/collaborators/",
+                "{\"user_uuid\":\"" + outsider.uuid() + "\",\"level\":21}").statusCode()).isEqualTo(400);
+        assertThat(send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/" + locked + "/collaborators/",
+                "{\"user_uuid\":\"" + member.uuid() + "\",\"level\":30}").statusCode()).isEqualTo(400);
+        assertThat(send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/" + locked + "/collaborators/",
+                "{\"user_uuid\":\"nope\",\"level\":21}").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aDashboardIsSharedOnlyWhileEnabledAndRefreshRevokesTheOldLink() {
+        final long d = create("/api/projects/1/dashboards/", "{\"name\":\"public\"}");
+        create("/api/projects/1/insights/", "{\"name\":\"tile\",\"dashboards\":[" + d + "]}");
+        final String sharing = "/api/projects/1/dashboards/" + d + "/sharing/";
+
+        final JsonNode first = TestEddy.json(eddy.getAuthorized(sharing));
+        assertThat(first.get("enabled").asBoolean()).as("created disabled on first read").isFalse();
+        final String token = first.get("access_token").asText();
+        assertThat(token).hasSizeGreaterThanOrEqualTo(40);
+        assertThat(TestEddy.json(eddy.getAuthorized(sharing)).get("access_token").asText()).isEqualTo(token);
+        assertThat(eddy.get("/shared/" + token, Map.of()).statusCode()).isEqualTo(404);
+
+        assertThat(TestEddy.json(send(eddy.personalKey(), "PATCH", sharing, "{\"enabled\":true}")).get("enabled").asBoolean()).isTrue();
+        final HttpResponse<String> shared = eddy.get("/shared/" + token, Map.of());
+        assertThat(shared.statusCode()).isEqualTo(200);
+        final JsonNode dashboard = TestEddy.json(shared).get("dashboard");
+        assertThat(dashboard.get("name").asText()).isEqualTo("public");
+        assertThat(dashboard.get("tiles")).hasSize(1);
+        assertThat(dashboard.get("created_by").isNull()).isTrue();
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/dashboards/" + d + "/")).get("is_shared").asBoolean()).isTrue();
+
+        final String rotated = TestEddy.json(send(eddy.personalKey(), "POST", sharing + "refresh/", null)).get("access_token").asText();
+        assertThat(rotated).isNotEqualTo(token);
+        assertThat(eddy.get("/shared/" + token, Map.of()).statusCode()).isEqualTo(404);
+        assertThat(eddy.get("/shared/" + rotated, Map.of()).statusCode()).isEqualTo(200);
+
+        send(eddy.personalKey(), "PATCH", sharing, "{\"enabled\":false}");
+        assertThat(eddy.get("/shared/" + rotated, Map.of()).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void anInsightCanBeSharedOnItsOwn() {
+        final long i = create("/api/projects/1/insights/", "{\"name\":\"alone\"}");
+        final String sharing = "/api/projects/1/insights/" + i + "/sharing/";
+
+        final String token = TestEddy.json(send(eddy.personalKey(), "PATCH", sharing, "{\"enabled\":true}")).get("access_token").asText();
+
+        assertThat(TestEddy.json(eddy.get("/shared/" + token, Map.of())).get("insight").get("name").asText()).isEqualTo("alone");
+        assertThat(eddy.get("/shared/" + UUID.randomUUID(), Map.of()).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void sharingOfAnotherProjectIsNotFound() {
+        final long d = create("/api/projects/1/dashboards/", "{\"name\":\"private\"}");
+
+        assertThat(get(outsider.key(), "/api/projects/1/dashboards/" + d + "/sharing/").statusCode()).isEqualTo(404);
+        assertThat(get(outsider.key(), "/api/projects/1/dashboards/" + d + "/collaborators/").statusCode()).isEqualTo(404);
+    }
+
+    private static long create(final String path, final String body) {
+        final HttpResponse<String> response = send(eddy.personalKey(), "POST", path, body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+        return TestEddy.json(response).get("id").asLong();
+    }
+
+    private static HttpResponse<String> get(final String key, final String path) {
+        return eddy.get(path, Map.of("Authorization", "Bearer " + key));
+    }
+
+    private static HttpResponse<String> send(final String key, final String method, final String path, final String body) {
+        return eddy.send(HttpRequest.newBuilder(eddy.uri(path))
+                .header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build());
+    }
+}
