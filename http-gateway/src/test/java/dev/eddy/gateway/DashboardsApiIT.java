@@ -7,7 +7,6 @@ import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Map;
@@ -200,10 +199,6 @@ class DashboardsApiIT {
     }
 
     private static HttpResponse<String> send(final String key, final String method, final String path, final String body) {
-        return eddy.send(HttpRequest.newBuilder(eddy.uri(path))
-                .header("Authorization", "Bearer " + key)
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build());
+        return eddy.request(key, method, path, body);
     }
 }

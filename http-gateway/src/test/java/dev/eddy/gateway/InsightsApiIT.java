@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Map;
@@ -150,6 +149,24 @@ class InsightsApiIT {
     }
 
     @Test
+    void myLastViewedListsTheLastFiveViewedMostRecentFirst() {
+        final long[] ids = new long[7];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = create("{\"name\":\"viewed-" + i + "\"}");
+        }
+        for (final long id : ids) {
+            assertThat(send("POST", "/api/projects/1/insights/" + id + "/viewed/", "{}").statusCode()).isEqualTo(200);
+        }
+        send("POST", "/api/projects/1/insights/" + ids[1] + "/viewed/", "{}");
+
+        final JsonNode last = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/my_last_viewed/"));
+
+        assertThat(last).extracting(i -> i.get("id").asLong())
+                .containsExactly(ids[1], ids[6], ids[5], ids[4], ids[3]);
+        assertThat(send("POST", "/api/projects/1/insights/999999999/viewed/", "{}").statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void meIsTheKeysUser() {
         final JsonNode me = TestEddy.json(eddy.getAuthorized("/api/users/@me/"));
 
@@ -165,10 +182,6 @@ class InsightsApiIT {
     }
 
     private static HttpResponse<String> send(final String method, final String path, final String body) {
-        return eddy.send(HttpRequest.newBuilder(eddy.uri(path))
-                .header("Authorization", "Bearer " + eddy.personalKey())
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build());
+        return eddy.request(eddy.personalKey(), method, path, body);
     }
 }

@@ -45,6 +45,11 @@ public final class InsightRepository {
     private static final String PAGE = SELECT + FILTER + "ORDER BY i.last_modified_at DESC, i.id DESC LIMIT $6 OFFSET $7";
     private static final String ONE = SELECT + "WHERE i.project_id = $1 AND i.id = $2";
     private static final String MANY = SELECT + "WHERE i.project_id = $1 AND i.id = ANY($2)";
+    private static final String VIEW = "INSERT INTO insight_views (project_id, insight_id, user_id) VALUES ($1, $2, $3) "
+            + "ON CONFLICT (insight_id, user_id) DO UPDATE SET last_viewed_at = now()";
+    /** Microsecond timestamps can tie; the id keeps the order stable. */
+    private static final String LAST_VIEWED = SELECT + "JOIN insight_views v ON v.insight_id = i.id AND v.user_id = $2 "
+            + "WHERE i.project_id = $1 AND NOT i.deleted ORDER BY v.last_viewed_at DESC, i.id DESC LIMIT $3";
     private static final String LOCK = "SELECT id FROM insights WHERE project_id = $1 AND id = $2 FOR UPDATE";
     private static final String INSERT = "INSERT INTO insights (project_id, short_id, created_by, last_modified_by) "
             + "VALUES ($1, $2, $3, $3) RETURNING id";
@@ -107,6 +112,16 @@ public final class InsightRepository {
                     insights(rows).forEach(i -> found.put(i.id(), i));
                     return found;
                 });
+    }
+
+    /** Records that {@code userId} viewed the insight now. */
+    public Future<Void> viewed(final long projectId, final long id, final long userId) {
+        return pool.preparedQuery(VIEW).execute(Tuple.of(projectId, id, userId)).mapEmpty();
+    }
+
+    /** The {@code limit} insights {@code userId} viewed last, most recent first. */
+    public Future<List<Insight>> lastViewed(final long projectId, final long userId, final int limit) {
+        return pool.preparedQuery(LAST_VIEWED).execute(Tuple.of(projectId, userId, limit)).map(InsightRepository::insights);
     }
 
     static Future<Optional<Insight>> find(final SqlClient client, final long projectId, final long id) {

@@ -35,6 +35,7 @@ public final class InsightRoutes {
     public static final String ACTIVITY_READ = "activity_log:read";
     private static final String BASE = "/api/projects/:project_id/insights";
     private static final int MAX_NAME = 400;
+    private static final int LAST_VIEWED = 5;
     private static final List<String> CSV_COLUMNS = List.of("id", "short_id", "name", "derived_name", "description", "saved",
             "favorited", "tags", "dashboards", "created_at", "created_by", "last_modified_at", "last_modified_by", "filters", "query");
 
@@ -50,6 +51,8 @@ public final class InsightRoutes {
 
     public void mount(final Router router) {
         router.get(BASE + "/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::allActivity);
+        router.get(BASE + "/my_last_viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::myLastViewed);
+        router.post(BASE + "/:id/viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::viewed);
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
         router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
         router.get(BASE + "/:id/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::activity);
@@ -112,6 +115,26 @@ public final class InsightRoutes {
                 .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write))
                 .compose(ApiError::orNotFound)
                 .onSuccess(insight -> Responses.json(ctx, 200, insight))
+                .onFailure(ctx::fail);
+    }
+
+    private void viewed(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final long id = Params.pathId(ctx, "id");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.find(projectId, id))
+                .map(found -> found.filter(i -> !i.deleted())).compose(ApiError::orNotFound)
+                .compose(i -> insights.viewed(projectId, id, principal(ctx).userId()))
+                .onSuccess(v -> ctx.response().setStatusCode(200).end())
+                .onFailure(ctx::fail);
+    }
+
+    /** PostHog's "last 5 insights viewed by the current user, most recent first". */
+    private void myLastViewed(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> insights.lastViewed(projectId, principal(ctx).userId(), LAST_VIEWED))
+                .onSuccess(list -> Responses.json(ctx, 200, list))
                 .onFailure(ctx::fail);
     }
 

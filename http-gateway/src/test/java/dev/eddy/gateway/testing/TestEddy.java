@@ -89,6 +89,15 @@ public final class TestEddy implements AutoCloseable {
         return get(path, Map.of("Authorization", "Bearer " + personalKey()));
     }
 
+    /** A JSON request with {@code key} as the bearer; a null body sends none. */
+    public HttpResponse<String> request(final String key, final String method, final String path, final String body) {
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build());
+    }
+
     public HttpClient http() {
         return http;
     }
