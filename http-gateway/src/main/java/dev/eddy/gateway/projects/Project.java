@@ -14,6 +14,7 @@ import java.util.UUID;
  * @param apiToken     the public project API key SDKs send with events
  * @param timezone     IANA zone trends and funnels bucket in
  * @param weekStartDay 0 Sunday, 1 Monday
+ * @param testAccountFilters property filters that "filter test accounts" applies
  * @param createdAt    creation time
  * @param updatedAt    last change
  */
@@ -25,6 +26,7 @@ public record Project(
         @JsonProperty("api_token") String apiToken,
         String timezone,
         @JsonProperty("week_start_day") int weekStartDay,
+        @JsonProperty("test_account_filters") com.fasterxml.jackson.databind.JsonNode testAccountFilters,
         @JsonProperty("created_at") OffsetDateTime createdAt,
         @JsonProperty("updated_at") OffsetDateTime updatedAt) {
 }

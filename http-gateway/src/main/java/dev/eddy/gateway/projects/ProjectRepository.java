@@ -7,12 +7,14 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /** Projects a principal may see: those of organizations its user belongs to, narrowed by the key's project scope. */
 public final class ProjectRepository {
     private static final String COLUMNS = "p.id, p.uuid, p.organization_id, p.name, p.api_token, p.timezone, "
-            + "p.week_start_day, p.created_at, p.updated_at";
+            + "p.week_start_day, p.test_account_filters, p.created_at, p.updated_at";
     private static final String VISIBLE = " FROM projects p JOIN organization_memberships m "
             + "ON m.organization_id = p.organization_id AND m.user_id = $1 "
             + "WHERE ($2::bigint[] IS NULL OR p.id = ANY($2))";
@@ -20,6 +22,10 @@ public final class ProjectRepository {
     private static final String PAGE = "SELECT " + COLUMNS + VISIBLE + " ORDER BY p.id LIMIT $3 OFFSET $4";
     private static final String ONE = "SELECT " + COLUMNS + VISIBLE + " AND p.id = $3";
     private static final String BY_TOKEN = "SELECT id FROM projects WHERE api_token = $1";
+    /** The caller's first organization (by join time) is where a new project goes, as in PostHog's current one. */
+    private static final String INSERT = "INSERT INTO projects (uuid, organization_id, name, api_token, timezone, week_start_day, "
+            + "test_account_filters) SELECT $2, m.organization_id, $3, $4, $5, $6, $7 FROM organization_memberships m "
+            + "WHERE m.user_id = $1 ORDER BY m.joined_at, m.organization_id LIMIT 1 RETURNING id";
 
     private final Pool pool;
 
@@ -58,6 +64,40 @@ public final class ProjectRepository {
                 : Future.failedFuture(dev.eddy.gateway.http.ApiError.notFound("Not found.")));
     }
 
+    /**
+     * Creates a project with its own project API key in the caller's organization.
+     *
+     * @param fields column to value, of {@code name}, {@code timezone}, {@code week_start_day}, {@code test_account_filters}
+     */
+    public Future<Project> create(final Principal who, final Map<String, Object> fields) {
+        return pool.preparedQuery(INSERT).execute(Tuple.from(java.util.Arrays.asList(who.userId(), UUID.randomUUID(),
+                        fields.get("name"), dev.eddy.gateway.auth.ApiKeys.newProjectToken(),
+                        fields.getOrDefault("timezone", "UTC"), fields.getOrDefault("week_start_day", (short) 0),
+                        fields.getOrDefault("test_account_filters", new io.vertx.core.json.JsonArray()))))
+                .compose(rows -> rows.size() == 0
+                        ? Future.failedFuture(dev.eddy.gateway.http.ApiError.forbidden("permission_denied",
+                                "You belong to no organization to create a project in."))
+                        : require(who, rows.iterator().next().getLong("id")));
+    }
+
+    /** Updates the given columns of a project the principal may see; 404 otherwise. */
+    public Future<Project> update(final Principal who, final long projectId, final Map<String, Object> fields) {
+        return require(who, projectId).compose(p -> {
+            if (fields.isEmpty()) {
+                return Future.succeededFuture(p);
+            }
+            final java.util.StringJoiner sets = new java.util.StringJoiner(", ");
+            final List<Object> values = new ArrayList<>(List.of(projectId));
+            fields.forEach((column, value) -> {
+                values.add(value);
+                sets.add(column + " = $" + values.size());
+            });
+            sets.add("updated_at = now()");
+            return pool.preparedQuery("UPDATE projects SET " + sets + " WHERE id = $1").execute(Tuple.from(values))
+                    .compose(v -> require(who, projectId));
+        });
+    }
+
     /** The project a project API key belongs to. */
     public Future<Optional<Long>> idForToken(final String token) {
         return pool.preparedQuery(BY_TOKEN).execute(Tuple.of(token))
@@ -77,6 +117,7 @@ public final class ProjectRepository {
                 row.getString("api_token"),
                 row.getString("timezone"),
                 row.getInteger("week_start_day"),
+                dev.eddy.gateway.db.Jsonb.read(row.getValue("test_account_filters")),
                 row.getOffsetDateTime("created_at"),
                 row.getOffsetDateTime("updated_at"));
     }
