@@ -3,6 +3,7 @@ package dev.eddy.gateway;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
 import dev.eddy.gateway.dashboards.CollaboratorRoutes;
 import dev.eddy.gateway.dashboards.Collaborators;
 import dev.eddy.gateway.dashboards.DashboardRepository;
@@ -184,6 +185,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new DashboardRoutes(projects, dashboards)::mount);
             routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
             routes.add(new UserRoutes(users)::mount);
+            routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }
         return routes;
