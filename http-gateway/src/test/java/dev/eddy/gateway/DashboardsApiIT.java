@@ -168,6 +168,50 @@ class DashboardsApiIT {
     }
 
     @Test
+    void useTemplateCreatesTheBuiltInTemplatesInsightsAndText() {
+        final HttpResponse<String> created = send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/",
+                "{\"use_template\":\"Product analytics\",\"name\":\"Our product\"}");
+
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        final JsonNode d = TestEddy.json(created);
+        assertThat(d.get("creation_mode").asText()).isEqualTo("template");
+        assertThat(d.get("name").asText()).isEqualTo("Our product");
+        assertThat(d.get("tiles")).hasSize(5);
+        assertThat(d.get("tiles").get(0).get("insight").get("name").asText()).isEqualTo("Daily active users (DAUs)");
+        assertThat(d.get("tiles").get(0).get("insight").get("filters").get("events").get(0).get("math").asText()).isEqualTo("dau");
+        assertThat(d.get("tiles").get(0).get("layouts").get("sm").get("w").asInt()).isEqualTo(6);
+        assertThat(d.get("tiles").get(4).get("insight").isNull()).isTrue();
+        assertThat(d.get("tiles").get(4).get("text").get("body").asText()).startsWith("Edit this dashboard");
+        assertThat(send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/", "{\"use_template\":\"No such\"}").statusCode())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void createFromTemplateJsonBuildsTheTemplatesTiles() {
+        final HttpResponse<String> created = send(eddy.personalKey(), "POST", "/api/projects/1/dashboards/create_from_template_json/",
+                "{\"template\":{\"template_name\":\"Checkout\",\"dashboard_description\":\"funnel\",\"tags\":[\"shop\"],"
+                        + "\"tiles\":[{\"type\":\"INSIGHT\",\"name\":\"Checkout funnel\",\"filters\":{\"insight\":\"FUNNELS\"},"
+                        + "\"layouts\":{},\"color\":\"red\"}]}}");
+
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        final JsonNode d = TestEddy.json(created);
+        assertThat(d.get("name").asText()).isEqualTo("Checkout");
+        assertThat(d.get("description").asText()).isEqualTo("funnel");
+        assertThat(d.get("tags").get(0).asText()).isEqualTo("shop");
+        assertThat(d.get("tiles").get(0).get("color").asText()).isEqualTo("red");
+        final long insight = d.get("tiles").get(0).get("insight").get("id").asLong();
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/" + insight + "/")).get("dashboards").get(0).asLong())
+                .isEqualTo(d.get("id").asLong());
+        for (final String bad : new String[] {"{}", "{\"template\":{\"tiles\":[]}}",
+                "{\"template\":{\"template_name\":\"x\",\"tiles\":[{\"type\":\"VIDEO\"}]}}"}) {
+            final HttpResponse<String> response = send(eddy.personalKey(), "POST",
+                    "/api/projects/1/dashboards/create_from_template_json/", bad);
+            assertThat(response.statusCode()).as(bad).isEqualTo(400);
+            assertThat(TestEddy.json(response).get("attr").asText()).isEqualTo("template");
+        }
+    }
+
+    @Test
     void activityLogRecordsDashboardChanges() {
         final long dashboard = dashboard("{\"name\":\"v1\"}");
         send(eddy.personalKey(), "PATCH", "/api/projects/1/dashboards/" + dashboard + "/", "{\"name\":\"v2\",\"pinned\":true}");

@@ -57,6 +57,8 @@ public final class DashboardRepository {
             + "AND NOT o.deleted AND NOT od.deleted)";
     private static final String DELETE_INSIGHT = "UPDATE insights SET deleted = true, last_modified_at = now(), last_modified_by = $3 "
             + "WHERE project_id = $1 AND id = $2";
+    private static final String TEXT_TILE = "INSERT INTO dashboard_tiles (dashboard_id, text, layouts, color) VALUES ($1, $2, $3, $4)";
+    private static final String INSIGHT_TILE = "INSERT INTO dashboard_tiles (dashboard_id, insight_id, layouts, color) VALUES ($1, $2, $3, $4)";
     private static final String MOVE_TILE = "UPDATE dashboard_tiles SET dashboard_id = $3 WHERE id = $1 AND dashboard_id = $2 AND NOT deleted";
     private static final String TARGET_HAS_INSIGHT = "SELECT 1 FROM dashboard_tiles t JOIN dashboard_tiles o ON o.insight_id = t.insight_id "
             + "WHERE t.id = $1 AND o.dashboard_id = $2 AND NOT o.deleted";
@@ -170,6 +172,33 @@ public final class DashboardRepository {
                             ActivityLog.detail(SCOPE, id, after.get().name(), null, changes)).map(after);
                 });
             });
+        }));
+    }
+
+    /**
+     * Creates a dashboard from a PostHog dashboard template ({@code template_name}, {@code dashboard_description},
+     * {@code dashboard_filters}, {@code tags}, {@code tiles} of type {@code INSIGHT} or {@code TEXT}): a new insight
+     * per insight tile, in one transaction.
+     */
+    public Future<Dashboard> createFromTemplate(final long projectId, final long caller, final Template template) {
+        return pool.withTransaction(tx -> tx.preparedQuery(INSERT).execute(Tuple.of(projectId, caller, "template")).compose(rows -> {
+            final long id = rows.iterator().next().getLong("id");
+            final Map<String, Value> fields = new LinkedHashMap<>();
+            fields.put("name", new Value(Json.mapper().valueToTree(template.name()), template.name()));
+            fields.put("description", new Value(Json.mapper().valueToTree(template.description()), template.description()));
+            fields.put("filters", new Value(template.filters(), Jsonb.bind(template.filters())));
+            fields.put("tags", new Value(Json.mapper().valueToTree(template.tags()), template.tags().toArray(String[]::new)));
+            Future<Void> step = set(tx, projectId, id, fields);
+            for (final Template.Tile tile : template.tiles()) {
+                step = step.compose(v -> tile.insight() == null
+                        ? tx.preparedQuery(TEXT_TILE).execute(Tuple.of(id, Jsonb.bind(tile.text()), Jsonb.bind(tile.layouts()),
+                                tile.color())).<Void>mapEmpty()
+                        : InsightRepository.insertForTemplate(tx, projectId, caller, tile.insight()).compose(insight ->
+                                tx.preparedQuery(INSIGHT_TILE).execute(Tuple.of(id, insight, Jsonb.bind(tile.layouts()), tile.color())))
+                                .mapEmpty());
+            }
+            return step.compose(v -> find(tx, projectId, caller, id)).compose(created -> ActivityLog.record(tx, projectId, caller,
+                    SCOPE, id, "created", ActivityLog.detail(SCOPE, id, created.get().name(), null, List.of())).map(created.get()));
         }));
     }
 

@@ -11,6 +11,7 @@ import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.serde.Json;
+import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
@@ -40,6 +41,8 @@ public final class DashboardRoutes {
     public void mount(final Router router) {
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
         router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
+        router.post(BASE + "/create_from_template_json").handler(PersonalApiKeyAuth.require(WRITE))
+                .handler(this::createFromTemplateJson);
         router.patch(BASE + "/:id/move_tile").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::moveTile);
         router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
         router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
@@ -63,14 +66,28 @@ public final class DashboardRoutes {
         final Map<String, DashboardRepository.Value> fields = fields(body);
         final Optional<Long> copyFrom = body.has("use_dashboard") ? Optional.ofNullable(body.integer("use_dashboard", true))
                 : Optional.empty();
-        final String template = body.has("use_template") ? body.string("use_template", MAX_NAME) : null;
-        if (template != null && !template.isEmpty()) {
-            throw ApiError.badRequest("invalid_input", "Unknown dashboard template '" + template
-                    + "'; create from a template's JSON with create_from_template_json.", "use_template");
-        }
+        final String templateName = body.has("use_template") ? body.string("use_template", MAX_NAME) : null;
+        final Optional<Template> template = templateName == null || templateName.isEmpty() ? Optional.empty()
+                : Optional.of(Template.builtIn(templateName).orElseThrow(() -> ApiError.badRequest("invalid_input",
+                        "Unknown dashboard template '" + templateName + "'.", "use_template")));
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom))
+                .compose(p -> template.isPresent()
+                        ? dashboards.createFromTemplate(projectId, principal(ctx).userId(), template.get())
+                                .compose(d -> fields.isEmpty() ? Future.succeededFuture(d)
+                                        : dashboards.update(projectId, principal(ctx).userId(), d.id(), fields, false)
+                                                .map(Optional::get))
+                        : dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom))
                 .onSuccess(d -> Responses.json(ctx, 201, d.fullForm()))
+                .onFailure(ctx::fail);
+    }
+
+    /** {@code {"template": {template JSON}}}: a dashboard with a new insight per insight tile (200, the dashboard). */
+    private void createFromTemplateJson(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Template template = Template.parse(Body.of(ctx).raw("template"), "template");
+        projects.require(principal(ctx), projectId)
+                .compose(p -> dashboards.createFromTemplate(projectId, principal(ctx).userId(), template))
+                .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
 

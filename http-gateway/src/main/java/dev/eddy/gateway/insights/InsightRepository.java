@@ -114,6 +114,25 @@ public final class InsightRepository {
                 });
     }
 
+    /** Inserts an insight of a dashboard template within {@code tx}; its id. */
+    public static Future<Long> insertForTemplate(final SqlClient tx, final long projectId, final long userId, final Write write) {
+        return tx.preparedQuery(INSERT).execute(Tuple.of(projectId, shortId(), userId)).compose(rows -> {
+            final long id = rows.iterator().next().getLong("id");
+            final StringJoiner sets = new StringJoiner(", ");
+            final List<Object> values = new ArrayList<>(List.of(projectId, id));
+            write.fields().forEach((field, value) -> {
+                values.add(value.bind());
+                sets.add(COLUMNS.get(field) + " = $" + values.size());
+            });
+            final Future<Void> updated = values.size() == 2 ? Future.succeededFuture()
+                    : tx.preparedQuery("UPDATE insights SET " + sets + " WHERE project_id = $1 AND id = $2").execute(Tuple.from(values))
+                            .mapEmpty();
+            return updated.compose(v -> ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
+                    ActivityLog.detail(SCOPE, id, write.fields().containsKey("name") ? write.fields().get("name").json().asText() : null,
+                            null, List.of()))).map(id);
+        });
+    }
+
     /** Records that {@code userId} viewed the insight now. */
     public Future<Void> viewed(final long projectId, final long id, final long userId) {
         return pool.preparedQuery(VIEW).execute(Tuple.of(projectId, id, userId)).mapEmpty();
