@@ -6,6 +6,7 @@ import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
 import dev.eddy.gateway.dashboards.CollaboratorRoutes;
 import dev.eddy.gateway.dashboards.Collaborators;
+import dev.eddy.gateway.dashboards.Dashboard;
 import dev.eddy.gateway.dashboards.DashboardRepository;
 import dev.eddy.gateway.dashboards.DashboardRoutes;
 import dev.eddy.gateway.auth.PersonalApiKeyRepository;
@@ -181,7 +182,9 @@ public final class Eddy implements AutoCloseable {
             final UserRepository users = new UserRepository(pool.get());
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
-            routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()))::mount);
+            routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards
+                    .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
+                            .orElseGet(() -> dev.eddy.serde.Json.mapper().createObjectNode())))::mount);
             routes.add(new DashboardRoutes(projects, dashboards)::mount);
             routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
             routes.add(new UserRoutes(users)::mount);

@@ -212,6 +212,22 @@ class DashboardsApiIT {
     }
 
     @Test
+    void fromDashboardAppliesTheDashboardsFiltersToTheInsight() {
+        final long dashboard = dashboard("{\"name\":\"filtered\",\"filters\":{\"date_from\":\"-90d\","
+                + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\",\"type\":\"event\"}]}}");
+        final long insight = insight("{\"name\":\"on filtered\",\"dashboards\":[" + dashboard + "],\"filters\":{"
+                + "\"date_from\":\"-7d\",\"interval\":\"day\",\"properties\":[{\"key\":\"$os\",\"value\":\"Mac\",\"type\":\"event\"}]}}");
+
+        final JsonNode plain = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/" + insight + "/"));
+        final JsonNode onDashboard = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/" + insight + "/?from_dashboard=" + dashboard));
+
+        assertThat(plain.get("filters").get("date_from").asText()).isEqualTo("-7d");
+        assertThat(onDashboard.get("filters").get("date_from").asText()).isEqualTo("-90d");
+        assertThat(onDashboard.get("filters").get("interval").asText()).isEqualTo("day");
+        assertThat(onDashboard.get("filters").get("properties")).extracting(p -> p.get("key").asText()).containsExactly("$os", "$browser");
+    }
+
+    @Test
     void activityLogRecordsDashboardChanges() {
         final long dashboard = dashboard("{\"name\":\"v1\"}");
         send(eddy.personalKey(), "PATCH", "/api/projects/1/dashboards/" + dashboard + "/", "{\"name\":\"v2\",\"pinned\":true}");

@@ -42,11 +42,18 @@ public final class InsightRoutes {
     private final ProjectRepository projects;
     private final InsightRepository insights;
     private final ActivityLog activity;
+    private final java.util.function.BiFunction<Long, Long, io.vertx.core.Future<JsonNode>> dashboardFilters;
 
-    public InsightRoutes(final ProjectRepository projects, final InsightRepository insights, final ActivityLog activity) {
+    /**
+     * @param dashboardFilters the filters of a dashboard of a project ({@code from_dashboard}); empty object when it
+     *                         has none or does not exist
+     */
+    public InsightRoutes(final ProjectRepository projects, final InsightRepository insights, final ActivityLog activity,
+                         final java.util.function.BiFunction<Long, Long, io.vertx.core.Future<JsonNode>> dashboardFilters) {
         this.projects = projects;
         this.insights = insights;
         this.activity = activity;
+        this.dashboardFilters = dashboardFilters;
     }
 
     public void mount(final Router router) {
@@ -92,11 +99,14 @@ public final class InsightRoutes {
     private void retrieve(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
+        final Long fromDashboard = optionalLong(ctx, "from_dashboard");
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.find(projectId, id))
                 // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
                 .map(found -> found.filter(i -> !i.deleted()))
                 .compose(ApiError::orNotFound)
+                .compose(insight -> fromDashboard == null ? io.vertx.core.Future.succeededFuture(insight)
+                        : dashboardFilters.apply(projectId, fromDashboard).map(filters -> DashboardOverride.apply(insight, filters)))
                 .onSuccess(insight -> {
                     if (csv(ctx)) {
                         writeCsv(ctx, List.of(insight));
