@@ -19,6 +19,7 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
     private static final int MAX_KEY_LENGTH = 200;
 
     private final PersonalApiKeyRepository keys;
+    private final AuthFailureLimiter failures = new AuthFailureLimiter();
 
     public PersonalApiKeyAuth(final PersonalApiKeyRepository keys) {
         this.keys = keys;
@@ -26,17 +27,30 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
 
     @Override
     public void handle(final RoutingContext ctx) {
+        // The connection's address, not X-Forwarded-For: a guesser would rotate a header at will.
+        final String address = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
+        if (failures.blocked(address)) {
+            ctx.fail(ApiError.tooManyRequests("Too many failed authentications from this address; retry later.",
+                    (int) AuthFailureLimiter.REFILL_EVERY.toSeconds()));
+            return;
+        }
+        authenticate(ctx, address);
+    }
+
+    private void authenticate(final RoutingContext ctx, final String address) {
         final String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
         if (header == null || header.isBlank()) {
             ctx.fail(ApiError.unauthenticated("not_authenticated", "Authentication credentials were not provided."));
             return;
         }
         if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length()) || header.length() > BEARER.length() + MAX_KEY_LENGTH) {
+            failures.failed(address);
             ctx.fail(invalidKey());
             return;
         }
         final String key = header.substring(BEARER.length()).trim();
         if (!key.startsWith(ApiKeys.PERSONAL_PREFIX)) {
+            failures.failed(address);
             ctx.fail(invalidKey());
             return;
         }
@@ -45,6 +59,7 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
                 LOG.warn("cannot check a personal API key: {}", found.cause().getMessage());
                 ctx.fail(ApiError.unavailable("database_unavailable", "Cannot check credentials right now; retry.", 5));
             } else if (found.result().isEmpty()) {
+                failures.failed(address);
                 ctx.fail(invalidKey());
             } else {
                 ctx.put(PRINCIPAL, found.result().get());

@@ -52,6 +52,11 @@ public final class ApiError extends RuntimeException {
         return new ApiError(413, "invalid_request", "payload_too_large", "Request body is too large.", null, null);
     }
 
+    /** PostHog's throttling answer: 429 with Retry-After. */
+    public static ApiError tooManyRequests(final String detail, final int retryAfterSeconds) {
+        return new ApiError(429, "throttled_error", "throttled", detail, null, retryAfterSeconds);
+    }
+
     public static ApiError internal() {
         return new ApiError(500, "server_error", "internal_error", "Internal server error.", null, null);
     }
