@@ -66,7 +66,7 @@ public final class InsightRoutes {
         router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
         router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
         router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE))
-                .handler(ctx -> ctx.response().setStatusCode(405).end());
+                .handler(this::refuseDelete);
     }
 
     private void list(final RoutingContext ctx) {
@@ -165,6 +165,13 @@ public final class InsightRoutes {
         projects.require(principal(ctx), projectId)
                 .compose(p -> activity.forScope(projectId, InsightRepository.SCOPE, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
+                .onFailure(ctx::fail);
+    }
+
+    /** Hard delete is refused with 405 and no body (soft delete is PATCH deleted=true), once the project is the caller's. */
+    private void refuseDelete(final RoutingContext ctx) {
+        projects.require(principal(ctx), Params.pathId(ctx, "project_id"))
+                .onSuccess(p -> ctx.response().setStatusCode(405).end())
                 .onFailure(ctx::fail);
     }
 
