@@ -15,6 +15,7 @@ import dev.eddy.gateway.capture.EventProducer;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
+import dev.eddy.gateway.http.ApiContract;
 import dev.eddy.gateway.http.ErrorHandler;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.gateway.insights.InsightRoutes;
@@ -163,7 +164,7 @@ public final class Eddy implements AutoCloseable {
      * every event loop's router.
      */
     private List<Consumer<Router>> routes(final EddyTopics topics, final Optional<Pool> pool,
-                                          final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) {
+                                          final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) throws Exception {
         final List<Consumer<Router>> routes = new ArrayList<>();
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
@@ -174,7 +175,10 @@ public final class Eddy implements AutoCloseable {
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
             // Management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
+            final ApiContract contract = await(ApiContract.load(vertx));
+            routes.add(contract::mountSchema);
             routes.add(router -> router.route("/api/*").handler(auth));
+            routes.add(contract::mountValidation);
             routes.add(new ProjectRoutes(projects)::mount);
             final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
             routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
