@@ -3,38 +3,16 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The OpenAPI document at /api/schema/ and request bodies checked against it. */
-@ExtendWith(SharedInfrastructure.class)
-class ApiContractIT {
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
-
-    @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
-    }
+class ApiContractIT extends GatewayIT {
 
     @Test
     void theSchemaIsServedWithoutAKeyAsYamlAndJson() {

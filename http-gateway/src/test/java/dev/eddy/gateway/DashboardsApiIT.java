@@ -3,40 +3,23 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The dashboards API over HTTP on a real PostgreSQL. */
-@ExtendWith(SharedInfrastructure.class)
-class DashboardsApiIT {
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
+class DashboardsApiIT extends GatewayIT {
     private static TestUsers.TestUser member;
     private static TestUsers.TestUser readOnly;
 
     @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
+    static void setUp() throws Exception {
         member = TestUsers.member(eddy.eddy().config().pg(), 1, "*");
         readOnly = TestUsers.member(eddy.eddy().config().pg(), 1, "dashboard:read");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
     }
 
     @Test

@@ -2,18 +2,12 @@ package dev.eddy.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,32 +16,20 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every management route against every kind of caller: no key (401), a key without the route's scope (403 naming
  * it), a key of a user outside the project (404, never data), and a key with the scope (not 401/403/404).
  */
-@ExtendWith(SharedInfrastructure.class)
-class ManagementAuthMatrixIT {
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
+class ManagementAuthMatrixIT extends GatewayIT {
     private static TestUsers.TestUser noScopes;
     private static TestUsers.TestUser outsider;
     private static long dashboard;
     private static long insight;
 
     @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
+    static void setUp() throws Exception {
         noScopes = TestUsers.member(eddy.eddy().config().pg(), 15, "other:read");
         outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
         dashboard = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/1/dashboards/", "{\"name\":\"m\"}"))
                 .get("id").asLong();
         insight = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/", "{\"name\":\"m\"}"))
                 .get("id").asLong();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
     }
 
     /** method, path ({d} dashboard id, {i} insight id), scope, body. */

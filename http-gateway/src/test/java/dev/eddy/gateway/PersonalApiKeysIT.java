@@ -3,36 +3,14 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Personal API keys: shown once, stored hashed, scoped, never escalated, revoked at once. */
-@ExtendWith(SharedInfrastructure.class)
-class PersonalApiKeysIT {
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
-
-    @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
-    }
+class PersonalApiKeysIT extends GatewayIT {
 
     @Test
     void aNewKeyIsShownOnceAndWorksWithinItsScopesUntilRevoked() {

@@ -3,41 +3,24 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Dashboard collaborators and the sharing of dashboards and insights, over HTTP on a real PostgreSQL. */
-@ExtendWith(SharedInfrastructure.class)
-class SharingAndCollaboratorsIT {
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
+class SharingAndCollaboratorsIT extends GatewayIT {
     private static TestUsers.TestUser member;
     private static TestUsers.TestUser outsider;
 
     @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_ROLE", "gateway"));
+    static void setUp() throws Exception {
         member = TestUsers.member(eddy.eddy().config().pg(), 1, "*");
         outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
     }
 
     @Test
