@@ -61,6 +61,28 @@ class InsightsApiIT extends GatewayIT {
     }
 
     @Test
+    void paginationEdgesAndCreatorFilter() {
+        create("{\"name\":\"edge\"}");
+        final JsonNode all = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/?limit=1000"));
+        final int count = all.get("count").asInt();
+
+        final JsonNode beyond = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/?offset=" + (count + 5)));
+        assertThat(beyond.get("results")).isEmpty();
+        assertThat(beyond.get("next").isNull()).isTrue();
+        assertThat(beyond.get("previous").asText()).contains("offset=");
+        final JsonNode last = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/?limit=1&offset=" + (count - 1)));
+        assertThat(last.get("results")).hasSize(1);
+        assertThat(last.get("next").isNull()).isTrue();
+        for (final String bad : new String[] {"limit=0", "limit=1001", "limit=x", "offset=-1"}) {
+            assertThat(eddy.getAuthorized("/api/projects/1/insights/?" + bad).statusCode()).as(bad).isEqualTo(400);
+        }
+        final long me = TestEddy.json(eddy.getAuthorized("/api/users/@me/")).get("id").asLong();
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/?created_by=" + me + "&limit=1000")).get("count").asInt())
+                .isEqualTo(count);
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/?created_by=" + (me + 1000))).get("count").asInt()).isZero();
+    }
+
+    @Test
     void hardDeleteIs405WithNoBody() {
         final long id = create("{\"name\":\"keep me\"}");
 

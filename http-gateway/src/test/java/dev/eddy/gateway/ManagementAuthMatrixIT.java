@@ -61,6 +61,24 @@ class ManagementAuthMatrixIT extends GatewayIT {
                 Arguments.of("GET", "/api/projects/1/event_counts/", "insight:read", null));
     }
 
+    @org.junit.jupiter.api.Test
+    void aKeyScopedToOneProjectNeverSeesAnother() {
+        final long other = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/", "{\"name\":\"B\"}")).get("id").asLong();
+        final long otherDashboard = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/" + other + "/dashboards/",
+                "{\"name\":\"secret of B\"}")).get("id").asLong();
+        final String onlyA = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/personal_api_keys/",
+                "{\"label\":\"A only\",\"scopes\":[\"dashboard:read\",\"project:read\"],\"scoped_teams\":[1]}")).get("value").asText();
+
+        assertThat(eddy.request(onlyA, "GET", "/api/projects/" + other + "/dashboards/", null).statusCode()).isEqualTo(404);
+        final HttpResponse<String> byId = eddy.request(onlyA, "GET", "/api/projects/" + other + "/dashboards/" + otherDashboard + "/", null);
+        assertThat(byId.statusCode()).isEqualTo(404);
+        assertThat(byId.body()).doesNotContain("secret of B");
+        assertThat(eddy.request(onlyA, "GET", "/api/projects/1/dashboards/" + otherDashboard + "/", null).statusCode())
+                .as("B's dashboard id under A's path").isEqualTo(404);
+        assertThat(TestEddy.json(eddy.request(onlyA, "GET", "/api/projects/", null)).get("count").asInt()).isEqualTo(1);
+        assertThat(eddy.request(onlyA, "GET", "/api/projects/1/dashboards/", null).statusCode()).isEqualTo(200);
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("routes")
     void everyRouteChecksKeyScopeAndProject(final String method, final String template, final String scope, final String body) {
