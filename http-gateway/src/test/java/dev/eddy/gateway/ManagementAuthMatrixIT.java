@@ -56,9 +56,23 @@ class ManagementAuthMatrixIT extends GatewayIT {
                 Arguments.of("GET", "/api/projects/1/insights/activity/", "activity_log:read", null),
                 Arguments.of("POST", "/api/projects/1/insights/{i}/viewed/", "insight:read", "{}"),
                 Arguments.of("GET", "/api/projects/1/insights/my_last_viewed/", "insight:read", null),
+                Arguments.of("POST", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}"),
+                Arguments.of("POST", "/api/projects/1/insights/timing/", "insight:read", "{}"),
+                Arguments.of("GET", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null),
+
                 Arguments.of("GET", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:read", null),
                 Arguments.of("GET", "/api/projects/1/persons/", "person:read", null),
                 Arguments.of("GET", "/api/projects/1/event_counts/", "insight:read", null));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"GET,/api/personal_api_keys/,personal_api_key:read", "GET,/api/users/@me/,user:read"})
+    void routesOfTheCallersOwnAccountCheckKeyAndScope(final String method, final String path, final String scope) {
+        assertThat(eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri(path)).GET().build()).statusCode()).isEqualTo(401);
+        final HttpResponse<String> unscoped = eddy.request(noScopes.key(), method, path, null);
+        assertThat(unscoped.statusCode()).isEqualTo(403);
+        assertThat(TestEddy.json(unscoped).get("detail").asText()).contains(scope);
+        assertThat(eddy.request(eddy.personalKey(), method, path, null).statusCode()).isEqualTo(200);
     }
 
     @org.junit.jupiter.api.Test
@@ -93,6 +107,7 @@ class ManagementAuthMatrixIT extends GatewayIT {
         assertThat(unscoped.statusCode()).as("without " + scope).isEqualTo(403);
         assertThat(TestEddy.json(unscoped).get("detail").asText()).contains(scope);
 
+        // Routes outside a project (the caller's own user and keys) have no other project to leak.
         final HttpResponse<String> foreign = eddy.request(outsider.key(), method, path, body);
         assertThat(foreign.statusCode()).as("another organization's key").isEqualTo(404);
         assertThat(foreign.body()).doesNotContain("\"name\":\"m\"");

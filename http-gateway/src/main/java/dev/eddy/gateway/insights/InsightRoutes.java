@@ -59,6 +59,10 @@ public final class InsightRoutes {
     public void mount(final Router router) {
         router.get(BASE + "/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::allActivity);
         router.get(BASE + "/my_last_viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::myLastViewed);
+        // Eddy answers insight queries synchronously from its stores: there is never a running query to cancel, and
+        // the client's timing report needs no server-side record. Both answer 200 once the project is the caller's.
+        router.post(BASE + "/cancel").handler(PersonalApiKeyAuth.require(READ)).handler(this::acknowledge);
+        router.post(BASE + "/timing").handler(PersonalApiKeyAuth.require(READ)).handler(this::acknowledge);
         router.post(BASE + "/:id/viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::viewed);
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
         router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
@@ -136,6 +140,12 @@ public final class InsightRoutes {
                 .map(found -> found.filter(i -> !i.deleted())).compose(ApiError::orNotFound)
                 .compose(i -> insights.viewed(projectId, id, principal(ctx).userId()))
                 .onSuccess(v -> ctx.response().setStatusCode(200).end())
+                .onFailure(ctx::fail);
+    }
+
+    private void acknowledge(final RoutingContext ctx) {
+        projects.require(principal(ctx), Params.pathId(ctx, "project_id"))
+                .onSuccess(p -> ctx.response().setStatusCode(200).end())
                 .onFailure(ctx::fail);
     }
 

@@ -48,7 +48,8 @@ public final class PersonsRoutes {
             if (principal.allows(READ) || principal.allows(GROUP_READ)) {
                 ctx.next();
             } else {
-                ctx.fail(ApiError.forbidden("permission_denied", "API key missing required scope '" + GROUP_READ + "'"));
+                ctx.fail(ApiError.forbidden("permission_denied",
+                        "API key missing required scope '" + READ + "' or '" + GROUP_READ + "'"));
             }
         }).handler(this::findGroup);
     }
