@@ -1,0 +1,69 @@
+package dev.eddy.flags;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A feature flag as PostHog defines it, read from its JSON ({@code key}, {@code active}, {@code filters} with
+ * {@code groups}, {@code multivariate}, {@code payloads}, {@code aggregation_group_type_index}).
+ *
+ * @param conditions        condition groups, OR-ed in order
+ * @param variants          multivariate variants in order (empty for a boolean flag)
+ * @param payloads          {@code payloads} by {@code "true"} or variant key
+ * @param aggregationGroup  the group type index the flag is aggregated by, if any
+ */
+public record FlagDefinition(long id, String key, boolean active, boolean deleted, long version,
+                             boolean ensureExperienceContinuity, List<Condition> conditions, List<Variant> variants,
+                             JsonNode payloads, Optional<Integer> aggregationGroup) {
+
+    /**
+     * @param properties        filters that must all match
+     * @param rolloutPercentage 0..100; empty means everyone
+     * @param variant           the variant this condition forces, if it names a real one
+     */
+    public record Condition(List<Filter> properties, Optional<Double> rolloutPercentage, Optional<String> variant) {
+    }
+
+    /**
+     * @param type           {@code person}, {@code group}, {@code cohort}, {@code flag}
+     * @param groupTypeIndex for group filters
+     */
+    public record Filter(String key, JsonNode value, String operator, String type, Optional<Integer> groupTypeIndex) {
+    }
+
+    public record Variant(String key, String name, double rolloutPercentage) {
+    }
+
+    public static FlagDefinition of(final JsonNode json) {
+        final JsonNode filters = json.path("filters");
+        final List<Condition> conditions = new ArrayList<>();
+        for (final JsonNode group : filters.path("groups")) {
+            final List<Filter> properties = new ArrayList<>();
+            for (final JsonNode p : group.path("properties")) {
+                properties.add(new Filter(p.path("key").asText(), p.get("value"),
+                        p.path("operator").isTextual() ? p.get("operator").asText() : "exact",
+                        p.path("type").asText("person"),
+                        p.path("group_type_index").isIntegralNumber() ? Optional.of(p.get("group_type_index").asInt()) : Optional.empty()));
+            }
+            conditions.add(new Condition(properties,
+                    group.path("rollout_percentage").isNumber() ? Optional.of(group.get("rollout_percentage").asDouble()) : Optional.empty(),
+                    group.path("variant").isTextual() ? Optional.of(group.get("variant").asText()) : Optional.empty()));
+        }
+        final List<Variant> variants = new ArrayList<>();
+        for (final JsonNode v : filters.path("multivariate").path("variants")) {
+            variants.add(new Variant(v.path("key").asText(), v.path("name").asText(null), v.path("rollout_percentage").asDouble()));
+        }
+        return new FlagDefinition(json.path("id").asLong(), json.path("key").asText(), json.path("active").asBoolean(true),
+                json.path("deleted").asBoolean(false), json.path("version").asLong(0),
+                json.path("ensure_experience_continuity").asBoolean(false), conditions, variants, filters.path("payloads"),
+                filters.path("aggregation_group_type_index").isIntegralNumber()
+                        ? Optional.of(filters.get("aggregation_group_type_index").asInt()) : Optional.empty());
+    }
+
+    /** Whether any condition reads person properties (those need the person's store). */
+    public boolean needsPersonProperties() {
+        return conditions.stream().flatMap(c -> c.properties().stream()).anyMatch(f -> "person".equals(f.type()));
+    }
+}
