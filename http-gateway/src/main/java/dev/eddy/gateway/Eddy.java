@@ -15,6 +15,9 @@ import dev.eddy.gateway.capture.EventProducer;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
+import dev.eddy.gateway.flags.FeatureFlagRepository;
+import dev.eddy.gateway.flags.FeatureFlagRoutes;
+import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
 import dev.eddy.gateway.http.ErrorHandler;
 import dev.eddy.gateway.insights.InsightRepository;
@@ -192,6 +195,11 @@ public final class Eddy implements AutoCloseable {
             routes.add(new DashboardRoutes(projects, dashboards)::mount);
             routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
             routes.add(new UserRoutes(users)::mount);
+            final FeatureFlagRepository flags = new FeatureFlagRepository(pool.get());
+            final FlagPublisher publisher = new FlagPublisher(vertx, producer.get(), topics.flagDefinitions().name(), flags);
+            // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
+            await(publisher.republishAll());
+            routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }

@@ -27,6 +27,9 @@ public final class StoreNames {
     /** Global: every group, readable on every instance. */
     public static final String GROUPS_GLOBAL = "groups-global";
 
+    /** Global: {@code project:flag_key} to the flag's definition (PostHog's JSON). */
+    public static final String FLAG_DEFINITIONS = "flag-definitions";
+
     private StoreNames() {
     }
 }

@@ -12,6 +12,8 @@ import dev.eddy.persons.PersonCommand;
 import dev.eddy.persons.PersonMerge;
 import dev.eddy.persons.PersonSerdes;
 import dev.eddy.persons.ProjectCommand;
+import dev.eddy.serde.JsonSerde;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 
@@ -32,6 +34,8 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param personMerges    one record per merged-away person, keyed {@code project:source_person_uuid}
  * @param groupStates     every group's latest state (compacted), read into a global store
  * @param groupTypes      every project's group types (compacted), read into a global store
+ * @param flagDefinitions every live feature flag's definition (compacted, {@code project:flag_key}; a tombstone
+ *                        when deleted), written by the gateway, read into a global store
  */
 public record EddyTopics(
         Topic<String, CapturedEvent> ingest,
@@ -45,7 +49,8 @@ public record EddyTopics(
         Topic<String, EnrichedEvent> enriched,
         Topic<String, PersonMerge> personMerges,
         Topic<String, GroupState> groupStates,
-        Topic<String, GroupTypes> groupTypes) {
+        Topic<String, GroupTypes> groupTypes,
+        Topic<String, JsonNode> flagDefinitions) {
 
     public static final String INGEST = "events.ingest";
     public static final String HISTORICAL = "events.historical";
@@ -59,6 +64,7 @@ public record EddyTopics(
     public static final String PERSON_MERGES = "persons.merges";
     public static final String GROUP_STATES = "groups.state";
     public static final String GROUP_TYPES = "groups.types";
+    public static final String FLAG_DEFINITIONS = "flags.definitions";
 
     public static EddyTopics of(final KafkaConfig kafka) {
         return new EddyTopics(
@@ -73,7 +79,8 @@ public record EddyTopics(
                 new Topic<>(kafka.topic(ENRICHED), Serdes.String(), PersonSerdes.enrichedEvent(), false),
                 new Topic<>(kafka.topic(PERSON_MERGES), Serdes.String(), PersonSerdes.personMerge(), false),
                 new Topic<>(kafka.topic(GROUP_STATES), Serdes.String(), PersonSerdes.groupState(), true),
-                new Topic<>(kafka.topic(GROUP_TYPES), Serdes.String(), PersonSerdes.groupTypes(), true));
+                new Topic<>(kafka.topic(GROUP_TYPES), Serdes.String(), PersonSerdes.groupTypes(), true),
+                new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), new JsonSerde<>(JsonNode.class), true));
     }
 
     private static Topic<String, CapturedEvent> events(final String name) {
@@ -83,6 +90,6 @@ public record EddyTopics(
     /** Every topic Eddy creates at start-up (Kafka Streams creates its own changelogs). */
     public List<Topic<?, ?>> all() {
         return List.of(ingest, historical, overflow, dlq, identityCommands, projectCommands, personCommands,
-                groupCommands, enriched, personMerges, groupStates, groupTypes);
+                groupCommands, enriched, personMerges, groupStates, groupTypes, flagDefinitions);
     }
 }

@@ -110,6 +110,8 @@ public final class EddyTopology {
         sink(t, GROUPS_SINK, topics.groupStates(), GROUPS);
         global(t, StoreNames.GROUP_TYPES, topics.groupTypes());
         global(t, StoreNames.GROUPS_GLOBAL, topics.groupStates());
+        // Feature flag definitions, for evaluating /decide and /flags on any instance.
+        global(t, StoreNames.FLAG_DEFINITIONS, topics.flagDefinitions());
 
         // Analytics over enriched events.
         source(t, ENRICHED_SOURCE, topics.enriched());
