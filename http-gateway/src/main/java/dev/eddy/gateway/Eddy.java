@@ -15,7 +15,9 @@ import dev.eddy.gateway.capture.EventProducer;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
+import dev.eddy.gateway.flags.DecideRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRepository;
+import dev.eddy.gateway.flags.FlagsService;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
@@ -173,8 +175,8 @@ public final class Eddy implements AutoCloseable {
         routes.add(router -> health.mount(router, config.role().runsStreams()));
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
-            routes.add(new CaptureRoutes(new ProjectTokens(projects::idForToken), producer.get(), topics, config.capture(),
-                    registry)::mount);
+            final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
+            routes.add(new CaptureRoutes(tokens, producer.get(), topics, config.capture(), registry)::mount);
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
             // Management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
@@ -200,6 +202,7 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
+            routes.add(new DecideRoutes(tokens, new FlagsService(stores, new PersonsService(stores), flags))::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }

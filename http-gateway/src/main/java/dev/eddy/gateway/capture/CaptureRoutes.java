@@ -2,6 +2,7 @@ package dev.eddy.gateway.capture;
 
 import dev.eddy.config.CaptureConfig;
 import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.topology.EddyTopics;
 import io.micrometer.core.instrument.Counter;
@@ -22,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.KafkaException;
@@ -69,12 +69,7 @@ public final class CaptureRoutes {
 
     public void mount(final Router router) {
         // Browser SDKs post from any site: answer CORS for every origin, as PostHog's capture does.
-        final CorsHandler cors = CorsHandler.create()
-                .addOriginWithRegex(".*")
-                .allowCredentials(true)
-                .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
-                .allowedHeaders(Set.of("Content-Type", "Content-Encoding", "Authorization", "X-Requested-With"))
-                .maxAgeSeconds(3600);
+        final CorsHandler cors = PublicCors.handler();
         for (final String path : EVENT_PATHS) {
             mount(router, cors, path, limits.maxEventBodyBytes());
         }

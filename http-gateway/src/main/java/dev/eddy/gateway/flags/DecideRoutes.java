@@ -1,0 +1,200 @@
+package dev.eddy.gateway.flags;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.flags.FlagDefinition;
+import dev.eddy.flags.FlagEvaluator;
+import dev.eddy.gateway.capture.PayloadDecoder;
+import dev.eddy.gateway.capture.ProjectTokens;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.PublicCors;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.serde.Json;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The public flag endpoints SDKs call, authenticated by the project API key in the body ({@code token} or
+ * {@code api_key}): {@code POST /decide/?v=2|3} (v4 and later answer like {@code /flags?v=2}) and
+ * {@code POST /flags/?v=1|2}. Bodies may be JSON, base64 or gzip, as for capture.
+ */
+public final class DecideRoutes {
+    private static final int MAX_BODY_BYTES = 1024 * 1024;
+    private static final int RETRY_AFTER_SECONDS = 5;
+
+    private final ProjectTokens tokens;
+    private final FlagsService flags;
+    private final PayloadDecoder decoder = new PayloadDecoder(MAX_BODY_BYTES * 4);
+
+    public DecideRoutes(final ProjectTokens tokens, final FlagsService flags) {
+        this.tokens = tokens;
+        this.flags = flags;
+    }
+
+    public void mount(final Router router) {
+        for (final String path : List.of("/decide", "/flags")) {
+            router.route(path).method(HttpMethod.POST).method(HttpMethod.OPTIONS)
+                    .handler(PublicCors.handler())
+                    .handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES))
+                    .handler(ctx -> answer(ctx, "/flags".equals(path)));
+        }
+    }
+
+    private void answer(final RoutingContext ctx, final boolean flagsEndpoint) {
+        final int version = version(ctx);
+        final ObjectNode body = body(ctx);
+        final String token = token(body).orElseThrow(() -> ApiError.unauthenticated("missing_api_key",
+                "API key not provided. You can find your project API key in your project settings."));
+        final JsonNode id = body.get("distinct_id");
+        if (id == null || id.isNull() || id.isContainerNode() || id.asText().isBlank()) {
+            throw ApiError.badRequest("missing_distinct_id", "Decide requires a distinct_id.", "distinct_id");
+        }
+        final String distinctId = id.asText();
+        tokens.projectOf(token, Vertx.currentContext())
+                .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
+                        "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
+                .compose(project -> project.isPresent()
+                        ? flags.evaluate(new FlagsService.Request(project.get(), distinctId, groups(body),
+                                object(body.get("person_properties")), groupProperties(body)))
+                        : Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
+                                "Project API key invalid. You can find your project API key in your project settings.")))
+                .onSuccess(evaluation -> Responses.json(ctx, 200, flagsEndpoint
+                        ? (version >= 2 ? flagsShape(evaluation) : decideShape(evaluation, true))
+                        : (version >= 4 ? flagsShape(evaluation) : decideShape(evaluation, version >= 3))))
+                .onFailure(ctx::fail);
+    }
+
+    /** {@code /decide} v2 (enabled flags only) and v3 (every flag, payloads). */
+    private static Map<String, Object> decideShape(final FlagsService.Evaluation evaluation, final boolean everyFlag) {
+        final Map<String, Object> featureFlags = new LinkedHashMap<>();
+        final Map<String, Object> payloads = new LinkedHashMap<>();
+        for (final FlagEvaluator.Result r : evaluation.results()) {
+            if (everyFlag || r.enabled()) {
+                featureFlags.put(r.key(), r.value());
+            }
+            if (r.enabled()) {
+                r.payload().ifPresent(p -> payloads.put(r.key(), p));
+            }
+        }
+        final Map<String, Object> body = new LinkedHashMap<>();
+        body.put("config", Map.of("enable_collect_everything", true));
+        body.put("toolbarParams", Map.of());
+        body.put("errorsWhileComputingFlags", evaluation.errors());
+        body.put("isAuthenticated", false);
+        body.put("supportedCompression", List.of("gzip", "gzip-js"));
+        body.put("featureFlags", featureFlags);
+        body.put("featureFlagPayloads", payloads);
+        body.put("sessionRecording", false);
+        body.put("capturePerformance", false);
+        body.put("autocapture_opt_out", false);
+        body.put("siteApps", List.of());
+        return body;
+    }
+
+    /** {@code /flags?v=2} and {@code /decide?v=4}: each flag with its value, reason and metadata. */
+    private static Map<String, Object> flagsShape(final FlagsService.Evaluation evaluation) {
+        final Map<String, Object> flags = new LinkedHashMap<>();
+        for (final FlagEvaluator.Result r : evaluation.results()) {
+            final FlagDefinition definition = evaluation.definitions().get(r.key());
+            final Map<String, Object> reason = new LinkedHashMap<>();
+            reason.put("code", r.reason());
+            reason.put("condition_index", r.conditionIndex().orElse(null));
+            reason.put("description", r.description());
+            final Map<String, Object> metadata = new LinkedHashMap<>();
+            metadata.put("id", definition.id());
+            metadata.put("version", definition.version());
+            metadata.put("description", null);
+            metadata.put("payload", r.payload().orElse(null));
+            final Map<String, Object> flag = new LinkedHashMap<>();
+            flag.put("key", r.key());
+            flag.put("enabled", r.enabled());
+            flag.put("variant", r.variant().orElse(null));
+            flag.put("reason", reason);
+            flag.put("metadata", metadata);
+            flags.put(r.key(), flag);
+        }
+        final Map<String, Object> body = new LinkedHashMap<>();
+        body.put("errorsWhileComputingFlags", evaluation.errors());
+        body.put("flags", flags);
+        body.put("requestId", UUID.randomUUID().toString());
+        return body;
+    }
+
+    private ObjectNode body(final RoutingContext ctx) {
+        final byte[] raw = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+        final Optional<String> compression = Optional.ofNullable(ctx.queryParams().get("compression"))
+                .or(() -> Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_ENCODING)));
+        final byte[] json = decoder.decode(new PayloadDecoder.Raw(raw, compression, false));
+        try {
+            final JsonNode node = Json.mapper().readTree(json);
+            if (node == null || !node.isObject()) {
+                throw ApiError.badRequest("invalid_payload", "The body must be a JSON object.", null);
+            }
+            return (ObjectNode) node;
+        } catch (final JacksonException e) {
+            throw ApiError.badRequest("invalid_payload", "Malformed request data: " + e.getOriginalMessage(), null);
+        } catch (final IOException e) {
+            throw ApiError.badRequest("invalid_payload", "Malformed request data.", null);
+        }
+    }
+
+    private static Optional<String> token(final ObjectNode body) {
+        for (final String field : new String[] {"token", "api_key", "$token"}) {
+            if (body.path(field).isTextual() && !body.get(field).asText().isBlank()) {
+                return Optional.of(body.get(field).asText().trim());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static int version(final RoutingContext ctx) {
+        final String v = ctx.queryParams().get("v");
+        try {
+            return v == null ? 1 : Integer.parseInt(v.trim());
+        } catch (final NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    private static Map<String, String> groups(final ObjectNode body) {
+        final Map<String, String> groups = new HashMap<>();
+        final JsonNode given = body.path("groups");
+        for (final Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext();) {
+            final Map.Entry<String, JsonNode> group = it.next();
+            if (group.getValue().isValueNode() && !group.getValue().isNull()) {
+                groups.put(group.getKey(), group.getValue().asText());
+            }
+        }
+        return groups;
+    }
+
+    private static Map<String, ObjectNode> groupProperties(final ObjectNode body) {
+        final Map<String, ObjectNode> result = new HashMap<>();
+        final JsonNode given = body.path("group_properties");
+        for (final Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext();) {
+            final Map.Entry<String, JsonNode> group = it.next();
+            if (group.getValue().isObject()) {
+                result.put(group.getKey(), (ObjectNode) group.getValue());
+            }
+        }
+        return result;
+    }
+
+    private static ObjectNode object(final JsonNode node) {
+        return node != null && node.isObject() ? (ObjectNode) node : Json.mapper().createObjectNode();
+    }
+}

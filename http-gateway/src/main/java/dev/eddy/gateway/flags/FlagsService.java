@@ -1,0 +1,139 @@
+package dev.eddy.gateway.flags;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.flags.FlagDefinition;
+import dev.eddy.flags.FlagEvaluator;
+import dev.eddy.gateway.persons.PersonsService;
+import dev.eddy.gateway.streams.LocalStores;
+import dev.eddy.groups.GroupState;
+import dev.eddy.groups.GroupTypes;
+import dev.eddy.persons.PersonState;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import io.vertx.core.Future;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Evaluates a project's feature flags for one user, as {@code /decide} and {@code /flags} answer: definitions from
+ * the global {@code flag-definitions} store (PostgreSQL when this process runs no streams instance), the person's
+ * properties from the persons store, groups' properties from the global groups store, each overridden by the
+ * request. When the person cannot be read, flags that need person properties are left out and the answer says
+ * {@code errorsWhileComputingFlags}.
+ */
+public final class FlagsService {
+    private static final StringSerializer KEYS = new StringSerializer();
+
+    private final LocalStores stores;
+    private final PersonsService persons;
+    private final FeatureFlagRepository repository;
+
+    public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository) {
+        this.stores = stores;
+        this.persons = persons;
+        this.repository = repository;
+    }
+
+    /**
+     * What the request asks.
+     *
+     * @param groups          group type name to group key
+     * @param groupProperties group type name to property overrides
+     */
+    public record Request(long projectId, String distinctId, Map<String, String> groups, ObjectNode personProperties,
+                          Map<String, ObjectNode> groupProperties) {
+    }
+
+    /**
+     * @param results  one per live, active flag, in key order
+     * @param errors   whether some flags could not be computed (left out of {@code results})
+     */
+    public record Evaluation(List<FlagEvaluator.Result> results, Map<String, FlagDefinition> definitions, boolean errors) {
+    }
+
+    public Future<Evaluation> evaluate(final Request request) {
+        return definitions(request.projectId()).compose(definitions -> {
+            final List<FlagDefinition> active = definitions.stream().filter(f -> f.active() && !f.deleted()).toList();
+            final boolean needsPerson = active.stream().anyMatch(FlagDefinition::needsPersonProperties);
+            final Future<Optional<ObjectNode>> person = needsPerson
+                    ? persons.byDistinctId(request.projectId(), request.distinctId())
+                            .map(p -> Optional.of(p.map(PersonState::properties).orElse(Json.mapper().createObjectNode())))
+                            .otherwise(Optional.empty())
+                    : Future.succeededFuture(Optional.of(Json.mapper().createObjectNode()));
+            return person.compose(stored -> groupTypes(request.projectId()).compose(types -> groupProperties(request, types)
+                    .map(groups -> {
+                        final ObjectNode properties = stored.orElse(Json.mapper().createObjectNode()).deepCopy();
+                        properties.setAll(request.personProperties());
+                        final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties,
+                                request.groups(), groups, types, Instant.now());
+                        final List<FlagEvaluator.Result> results = new ArrayList<>();
+                        final Map<String, FlagDefinition> byKey = new LinkedHashMap<>();
+                        boolean errors = false;
+                        for (final FlagDefinition flag : active) {
+                            // Without the person, a flag that reads person properties cannot be answered truthfully.
+                            if (stored.isEmpty() && flag.needsPersonProperties()) {
+                                errors = true;
+                                continue;
+                            }
+                            results.add(FlagEvaluator.evaluate(flag, subject));
+                            byKey.put(flag.key(), flag);
+                        }
+                        return new Evaluation(results, byKey, errors);
+                    })));
+        });
+    }
+
+    /** The project's flag definitions, sorted by key. */
+    private Future<List<FlagDefinition>> definitions(final long projectId) {
+        return stores.query(StoreNames.FLAG_DEFINITIONS, QueryableStoreTypes.<String, JsonNode>keyValueStore(), true,
+                (ReadOnlyKeyValueStore<String, JsonNode> store) -> {
+                    final List<FlagDefinition> found = new ArrayList<>();
+                    try (KeyValueIterator<String, JsonNode> it = store.prefixScan(projectId + ":", KEYS)) {
+                        it.forEachRemaining(kv -> found.add(FlagDefinition.of(kv.value)));
+                    }
+                    return found;
+                })
+                // A gateway without a streams instance reads the definitions from PostgreSQL, their source.
+                .recover(e -> repository.live(projectId).map(flags -> flags.stream().map(f -> FlagDefinition.of(f.definition())).toList()))
+                .map(list -> list.stream().sorted(java.util.Comparator.comparing(FlagDefinition::key)).toList());
+    }
+
+    /** The project's group type indexes to names. */
+    public Future<Map<Integer, String>> groupTypes(final long projectId) {
+        return stores.query(StoreNames.GROUP_TYPES, QueryableStoreTypes.<String, GroupTypes>keyValueStore(), true,
+                (ReadOnlyKeyValueStore<String, GroupTypes> store) -> {
+                    final Map<Integer, String> byIndex = new HashMap<>();
+                    Optional.ofNullable(store.get(Long.toString(projectId)))
+                            .ifPresent(t -> t.types().forEach((name, index) -> byIndex.put(index, name)));
+                    return byIndex;
+                }).otherwise(Map.of());
+    }
+
+    private Future<Map<String, ObjectNode>> groupProperties(final Request request, final Map<Integer, String> types) {
+        final Map<String, ObjectNode> result = new HashMap<>();
+        Future<Void> chain = Future.succeededFuture();
+        for (final Map.Entry<Integer, String> type : types.entrySet()) {
+            final String key = request.groups().get(type.getValue());
+            if (key == null) {
+                continue;
+            }
+            chain = chain.compose(v -> persons.group(request.projectId(), type.getKey(), key).otherwise(Optional.empty()).map(g -> {
+                final ObjectNode properties = g.map(GroupState::properties).orElse(Json.mapper().createObjectNode()).deepCopy();
+                Optional.ofNullable(request.groupProperties().get(type.getValue())).ifPresent(properties::setAll);
+                result.put(type.getValue(), properties);
+                return null;
+            }));
+        }
+        return chain.map(v -> result);
+    }
+}

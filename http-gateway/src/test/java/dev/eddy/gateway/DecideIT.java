@@ -1,0 +1,130 @@
+package dev.eddy.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.flags.FlagHash;
+import dev.eddy.gateway.testing.Infrastructure;
+import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.TestEddy;
+import java.io.ByteArrayOutputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Flags end to end on a real broker and PostgreSQL: definitions created over the API, a person's properties set by
+ * captured events, then /decide and /flags answer what PostHog would.
+ */
+@ExtendWith(SharedInfrastructure.class)
+class DecideIT {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path stateDir;
+    private static TestEddy eddy;
+
+    @BeforeAll
+    static void start(final Infrastructure infra) throws Exception {
+        eddy = TestEddy.start(infra, stateDir, Map.of());
+        flag("{\"key\":\"simple-45\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":45}]}}");
+        flag("{\"key\":\"pro-users\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"plan\",\"value\":[\"pro\",\"team\"],"
+                + "\"operator\":\"exact\",\"type\":\"person\"}],\"rollout_percentage\":100}],\"payloads\":{\"true\":\"{\\\"tier\\\":2}\"}}}");
+        flag("{\"key\":\"multi\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":100}],\"multivariate\":{\"variants\":["
+                + "{\"key\":\"control\",\"rollout_percentage\":50},{\"key\":\"test\",\"rollout_percentage\":50}]},"
+                + "\"payloads\":{\"control\":\"c\",\"test\":\"t\"}}}");
+        flag("{\"key\":\"inactive\",\"active\":false,\"filters\":{\"groups\":[{\"properties\":[]}]}}");
+        eddy.waitUntil(() -> decide("/flags/?v=2", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"probe\"}")
+                .path("flags").has("multi"), WAIT, "the definitions reached the streams instance");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (eddy != null) {
+            eddy.close();
+        }
+    }
+
+    @Test
+    void aPersonsCapturedPropertiesDecideTheirFlags() throws InterruptedException {
+        final String user = "decide-" + UUID.randomUUID();
+        assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$identify\",\"distinct_id\":\""
+                + user + "\",\"properties\":{\"$set\":{\"plan\":\"Pro\"}}}").statusCode()).isEqualTo(200);
+        eddy.waitUntil(() -> decide("/decide/?v=3", body(user)).path("featureFlags").path("pro-users").asBoolean(false), WAIT,
+                "the person's plan reached the persons store");
+
+        final JsonNode v3 = decide("/decide/?v=3", body(user));
+        final JsonNode flags = v3.get("featureFlags");
+        assertThat(flags.get("pro-users").asBoolean()).isTrue();
+        assertThat(flags.get("simple-45").asBoolean()).isEqualTo(FlagHash.of("simple-45", user, "") <= 0.45);
+        assertThat(flags.get("multi").asText()).isEqualTo(FlagHash.of("multi", user, "variant") < 0.5 ? "control" : "test");
+        assertThat(flags.has("inactive")).as("inactive flags are absent").isFalse();
+        assertThat(v3.get("featureFlagPayloads").get("pro-users").asText()).isEqualTo("{\"tier\":2}");
+        assertThat(v3.get("errorsWhileComputingFlags").asBoolean()).isFalse();
+        assertThat(v3.get("config").get("enable_collect_everything").asBoolean()).isTrue();
+        assertThat(v3.get("supportedCompression")).isNotEmpty();
+
+        final JsonNode v2 = decide("/flags/?v=2", body(user)).get("flags");
+        assertThat(v2.get("pro-users").get("enabled").asBoolean()).isTrue();
+        assertThat(v2.get("pro-users").get("reason").get("code").asText()).isEqualTo("condition_match");
+        assertThat(v2.get("pro-users").get("reason").get("condition_index").asInt()).isZero();
+        assertThat(v2.get("pro-users").get("metadata").get("version").asInt()).isEqualTo(1);
+        assertThat(v2.get("multi").get("variant").asText()).isIn("control", "test");
+        assertThat(v2.get("multi").get("metadata").get("payload").asText()).isEqualTo(v2.get("multi").get("variant").asText().substring(0, 1));
+    }
+
+    @Test
+    void requestPropertiesOverrideTheStoredOnes() {
+        final String stranger = "stranger-" + UUID.randomUUID();
+
+        assertThat(decide("/decide/?v=3", body(stranger)).get("featureFlags").get("pro-users").asBoolean()).isFalse();
+        assertThat(decide("/decide/?v=3", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + stranger
+                + "\",\"person_properties\":{\"plan\":\"team\"}}").get("featureFlags").get("pro-users").asBoolean()).isTrue();
+        final JsonNode v2 = decide("/decide/?v=2", body(stranger)).get("featureFlags");
+        assertThat(v2.has("pro-users")).as("v2 lists enabled flags only").isFalse();
+        assertThat(decide("/flags/?v=2", body(stranger)).get("flags").get("pro-users").get("reason").get("code").asText())
+                .isEqualTo("no_condition_match");
+    }
+
+    @Test
+    void gzipBodiesAndApiKeyWorkAndBadRequestsAreRefused() throws Exception {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
+            gz.write(("{\"api_key\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"gz\"}").getBytes(StandardCharsets.UTF_8));
+        }
+        final HttpResponse<String> gzipped = eddy.send(HttpRequest.newBuilder(eddy.uri("/flags/?v=2"))
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())).build());
+        assertThat(gzipped.statusCode()).as(gzipped.body()).isEqualTo(200);
+        assertThat(TestEddy.json(gzipped).get("flags").has("multi")).isTrue();
+
+        assertThat(eddy.post("/decide/?v=3", "{\"token\":\"phc_unknown\",\"distinct_id\":\"x\"}").statusCode()).isEqualTo(401);
+        assertThat(eddy.post("/decide/?v=3", "{\"distinct_id\":\"x\"}").statusCode()).isEqualTo(401);
+        assertThat(eddy.post("/decide/?v=3", "{\"token\":\"" + eddy.projectToken() + "\"}").statusCode()).isEqualTo(400);
+        assertThat(eddy.post("/decide/?v=3", "not json").statusCode()).isEqualTo(400);
+    }
+
+    private static String body(final String distinctId) {
+        return "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + distinctId + "\"}";
+    }
+
+    private static JsonNode decide(final String path, final String body) {
+        final HttpResponse<String> response = eddy.post(path, body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
+    }
+
+    private static void flag(final String body) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/feature_flags/", body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+    }
+}
