@@ -18,6 +18,7 @@ import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.flags.DecideRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRepository;
 import dev.eddy.gateway.flags.FlagsService;
+import dev.eddy.gateway.flags.LocalEvaluationRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
@@ -202,7 +203,9 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
-            routes.add(new DecideRoutes(tokens, new FlagsService(stores, new PersonsService(stores), flags))::mount);
+            final FlagsService evaluation = new FlagsService(stores, new PersonsService(stores), flags);
+            routes.add(new DecideRoutes(tokens, evaluation)::mount);
+            routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }

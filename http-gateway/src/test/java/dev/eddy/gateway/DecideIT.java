@@ -113,6 +113,27 @@ class DecideIT {
         assertThat(eddy.post("/decide/?v=3", "not json").statusCode()).isEqualTo(400);
     }
 
+    @Test
+    void sdksWithAPersonalKeyDownloadTheDefinitionsWithAnEtag() {
+        for (final String path : new String[] {"/api/feature_flag/local_evaluation/?token=", "/flags/definitions?token="}) {
+            final HttpResponse<String> first = eddy.getAuthorized(path + eddy.projectToken());
+            assertThat(first.statusCode()).as(path + first.body()).isEqualTo(200);
+            final JsonNode body = TestEddy.json(first);
+            assertThat(body.get("flags")).extracting(f -> f.get("key").asText())
+                    .contains("simple-45", "pro-users", "multi", "inactive");
+            assertThat(body.get("flags").get(0).has("filters")).isTrue();
+            assertThat(body.has("group_type_mapping") && body.has("cohorts")).isTrue();
+            final String etag = first.headers().firstValue("ETag").orElseThrow();
+
+            final HttpResponse<String> again = eddy.get(path + eddy.projectToken(),
+                    Map.of("Authorization", "Bearer " + eddy.personalKey(), "If-None-Match", etag));
+            assertThat(again.statusCode()).isEqualTo(304);
+            assertThat(again.body()).isEmpty();
+            assertThat(eddy.get(path + eddy.projectToken(), Map.of()).statusCode()).isEqualTo(401);
+            assertThat(eddy.getAuthorized(path + "phc_nope").statusCode()).isEqualTo(404);
+        }
+    }
+
     private static String body(final String distinctId) {
         return "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + distinctId + "\"}";
     }
