@@ -34,9 +34,19 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class FlagsService {
     private static final StringSerializer KEYS = new StringSerializer();
 
+    /**
+     * How long a project's parsed definitions and group types are reused: every request would otherwise scan and parse
+     * all of them. A changed flag is answered within this long after it reached the store.
+     */
+    private static final java.time.Duration DEFINITIONS_TTL = java.time.Duration.ofSeconds(1);
+
     private final LocalStores stores;
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
+    private final com.github.benmanes.caffeine.cache.AsyncCache<Long, List<FlagDefinition>> definitionCache =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
+    private final com.github.benmanes.caffeine.cache.AsyncCache<Long, Map<Integer, String>> groupTypeCache =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
 
     public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository) {
         this.stores = stores;
@@ -93,8 +103,14 @@ public final class FlagsService {
         });
     }
 
-    /** The project's flag definitions, sorted by key. */
+    /** The project's flag definitions, sorted by key (cached for {@link #DEFINITIONS_TTL}). */
     private Future<List<FlagDefinition>> definitions(final long projectId) {
+        final io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+        return Future.fromCompletionStage(definitionCache.get(projectId, (id, executor) ->
+                loadDefinitions(id).toCompletionStage().toCompletableFuture()), context);
+    }
+
+    private Future<List<FlagDefinition>> loadDefinitions(final long projectId) {
         return stores.query(StoreNames.FLAG_DEFINITIONS, QueryableStoreTypes.<String, JsonNode>keyValueStore(), true,
                 (ReadOnlyKeyValueStore<String, JsonNode> store) -> {
                     final List<FlagDefinition> found = new ArrayList<>();
@@ -108,8 +124,14 @@ public final class FlagsService {
                 .map(list -> list.stream().sorted(java.util.Comparator.comparing(FlagDefinition::key)).toList());
     }
 
-    /** The project's group type indexes to names. */
+    /** The project's group type indexes to names (cached for {@link #DEFINITIONS_TTL}). */
     public Future<Map<Integer, String>> groupTypes(final long projectId) {
+        final io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+        return Future.fromCompletionStage(groupTypeCache.get(projectId, (id, executor) ->
+                loadGroupTypes(id).toCompletionStage().toCompletableFuture()), context);
+    }
+
+    private Future<Map<Integer, String>> loadGroupTypes(final long projectId) {
         return stores.query(StoreNames.GROUP_TYPES, QueryableStoreTypes.<String, GroupTypes>keyValueStore(), true,
                 (ReadOnlyKeyValueStore<String, GroupTypes> store) -> {
                     final Map<Integer, String> byIndex = new HashMap<>();
