@@ -39,11 +39,16 @@ public final class PersonsService {
                 });
     }
 
-    /** The person a distinct id resolves to, if any. */
+    /** The person a distinct id resolves to, if any: both stores read in one blocking call. */
     public Future<Optional<PersonState>> byDistinctId(final long projectId, final String distinctId) {
-        return stores.query(StoreNames.DISTINCT_IDS, QueryableStoreTypes.<String, String>keyValueStore(), false,
-                (ReadOnlyKeyValueStore<String, String> ids) -> Optional.ofNullable(ids.get(projectId + ":" + distinctId)))
-                .compose(person -> person.isEmpty() ? Future.succeededFuture(Optional.empty()) : resolve(projectId, person.get()));
+        return stores.readAll(java.util.List.of(StoreNames.DISTINCT_IDS, StoreNames.PERSONS), reader -> {
+            final String person = reader.store(StoreNames.DISTINCT_IDS, QueryableStoreTypes.<String, String>keyValueStore())
+                    .get(projectId + ":" + distinctId);
+            if (person == null) {
+                return Optional.<PersonState>empty();
+            }
+            return follow(reader.store(StoreNames.PERSONS, QueryableStoreTypes.<String, PersonState>keyValueStore()), projectId, person);
+        });
     }
 
     /** The person with this uuid; empty when there is none or it was merged away. */
@@ -54,16 +59,14 @@ public final class PersonsService {
     }
 
     /** Follows merged-away persons to the one that holds them now (a distinct id may not be remapped yet). */
-    private Future<Optional<PersonState>> resolve(final long projectId, final String uuid) {
-        return stores.query(StoreNames.PERSONS, QueryableStoreTypes.<String, PersonState>keyValueStore(), false,
-                (ReadOnlyKeyValueStore<String, PersonState> persons) -> {
-                    PersonState person = persons.get(projectId + ":" + uuid);
-                    // Merges form a forest: the chain ends; the bound only guards against a corrupt store.
-                    for (int hops = 0; person != null && person.mergedInto() != null && hops < 64; hops++) {
-                        person = persons.get(projectId + ":" + person.mergedInto());
-                    }
-                    return Optional.ofNullable(person).filter(p -> p.mergedInto() == null);
-                });
+    private static Optional<PersonState> follow(final ReadOnlyKeyValueStore<String, PersonState> persons, final long projectId,
+                                                final String uuid) {
+        PersonState person = persons.get(projectId + ":" + uuid);
+        // Merges form a forest: the chain ends; the bound only guards against a corrupt store.
+        for (int hops = 0; person != null && person.mergedInto() != null && hops < 64; hops++) {
+            person = persons.get(projectId + ":" + person.mergedInto());
+        }
+        return Optional.ofNullable(person).filter(p -> p.mergedInto() == null);
     }
 
     public Future<Optional<GroupState>> group(final long projectId, final int groupTypeIndex, final String groupKey) {

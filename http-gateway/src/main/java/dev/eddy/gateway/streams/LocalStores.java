@@ -42,6 +42,19 @@ public final class LocalStores {
      */
     public <S, T> Future<T> query(final String storeName, final QueryableStoreType<S> type, final boolean global,
                                   final Function<S, T> query) {
+        return readAll(global ? java.util.List.of() : java.util.List.of(storeName), reader -> query.apply(reader.store(storeName, type)));
+    }
+
+    /** Reads any store of the local instance inside one blocking call ({@link #readAll}). */
+    public interface Reader {
+        <S> S store(String storeName, QueryableStoreType<S> type);
+    }
+
+    /**
+     * Runs {@code query} on a worker thread with access to several stores at once: one thread hop however many
+     * stores it reads. {@code partitioned} names the non-global stores it reads, checked like {@link #query}'s.
+     */
+    public <T> Future<T> readAll(final java.util.List<String> partitioned, final Function<Reader, T> query) {
         final Optional<StreamsApp> local = streams.get();
         if (local.isEmpty()) {
             return Future.failedFuture(ApiError.unavailable("no_streams_instance",
@@ -51,7 +64,7 @@ public final class LocalStores {
         if (!app.isRunning()) {
             return Future.failedFuture(notReady());
         }
-        if (!global) {
+        for (final String storeName : partitioned) {
             for (final StreamsMetadata instance : app.instancesWith(storeName)) {
                 final String address = instance.hostInfo().host() + ":" + instance.hostInfo().port();
                 if (!address.equals(self.get())) {
@@ -61,10 +74,15 @@ public final class LocalStores {
                 }
             }
         }
+        final Reader reader = new Reader() {
+            @Override
+            public <S> S store(final String storeName, final QueryableStoreType<S> type) {
+                return app.localStore(storeName, type).orElseThrow(LocalStores::notReady);
+            }
+        };
         final Callable<T> blocking = () -> {
-            final S store = app.localStore(storeName, type).orElseThrow(LocalStores::notReady);
             try {
-                return query.apply(store);
+                return query.apply(reader);
             } catch (final InvalidStateStoreException e) {
                 throw notReady();
             }
