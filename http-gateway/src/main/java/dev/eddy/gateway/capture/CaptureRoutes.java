@@ -133,10 +133,12 @@ public final class CaptureRoutes {
         } else {
             // The first events of a key within its rate stay keyed and in order; the rest spread over overflow.
             final Map<String, Long> perKey = new HashMap<>();
-            events.forEach(e -> perKey.merge(e.event().partitionKey(), 1L, Long::sum));
+            final List<String> keys = events.stream().map(e -> e.event().partitionKey()).toList();
+            keys.forEach(key -> perKey.merge(key, 1L, Long::sum));
             perKey.replaceAll(overflow::admit);
-            for (final EventBuilder.Accepted e : events) {
-                final String key = e.event().partitionKey();
+            for (int i = 0; i < events.size(); i++) {
+                final EventBuilder.Accepted e = events.get(i);
+                final String key = keys.get(i);
                 final boolean live = perKey.merge(key, -1L, Long::sum) >= 0;
                 records.add(live
                         ? EventProducer.record(topics.ingest().name(), key, e.event(), e.rawProperties())

@@ -10,6 +10,7 @@ import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.gateway.projects.ProjectScoped;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
@@ -47,7 +48,7 @@ public final class DashboardRoutes {
         router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
         router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
         router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE))
-                .handler(this::refuseDelete);
+                .handler(ProjectScoped.deleteRefused(projects));
     }
 
     private void list(final RoutingContext ctx) {
@@ -129,13 +130,6 @@ public final class DashboardRoutes {
                 .compose(p -> dashboards.moveTile(projectId, principal(ctx).userId(), id, tile.get("id").asLong(), to))
                 .compose(ApiError::orNotFound)
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
-                .onFailure(ctx::fail);
-    }
-
-    /** Hard delete is refused with 405 and no body (soft delete is PATCH deleted=true), once the project is the caller's. */
-    private void refuseDelete(final RoutingContext ctx) {
-        projects.require(principal(ctx), Params.pathId(ctx, "project_id"))
-                .onSuccess(p -> ctx.response().setStatusCode(405).end())
                 .onFailure(ctx::fail);
     }
 

@@ -118,16 +118,7 @@ public final class InsightRepository {
     public static Future<Long> insertForTemplate(final SqlClient tx, final long projectId, final long userId, final Write write) {
         return tx.preparedQuery(INSERT).execute(Tuple.of(projectId, shortId(), userId)).compose(rows -> {
             final long id = rows.iterator().next().getLong("id");
-            final StringJoiner sets = new StringJoiner(", ");
-            final List<Object> values = new ArrayList<>(List.of(projectId, id));
-            write.fields().forEach((field, value) -> {
-                values.add(value.bind());
-                sets.add(COLUMNS.get(field) + " = $" + values.size());
-            });
-            final Future<Void> updated = values.size() == 2 ? Future.succeededFuture()
-                    : tx.preparedQuery("UPDATE insights SET " + sets + " WHERE project_id = $1 AND id = $2").execute(Tuple.from(values))
-                            .mapEmpty();
-            return updated.compose(v -> ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
+            return apply(tx, projectId, id, userId, write).compose(v -> ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
                     ActivityLog.detail(SCOPE, id, write.fields().containsKey("name") ? write.fields().get("name").json().asText() : null,
                             null, List.of()))).map(id);
         });
@@ -179,7 +170,7 @@ public final class InsightRepository {
         }));
     }
 
-    private Future<Void> apply(final SqlClient tx, final long projectId, final long id, final long userId, final Write write) {
+    private static Future<Void> apply(final SqlClient tx, final long projectId, final long id, final long userId, final Write write) {
         final StringJoiner sets = new StringJoiner(", ");
         final List<Object> values = new ArrayList<>(List.of(projectId, id, userId));
         write.fields().forEach((field, value) -> {

@@ -12,6 +12,7 @@ import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.gateway.projects.ProjectScoped;
 import dev.eddy.serde.Json;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
@@ -70,7 +71,7 @@ public final class InsightRoutes {
         router.get(BASE + "/:id").handler(PersonalApiKeyAuth.require(READ)).handler(this::retrieve);
         router.patch(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::update);
         router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE))
-                .handler(this::refuseDelete);
+                .handler(ProjectScoped.deleteRefused(projects));
     }
 
     private void list(final RoutingContext ctx) {
@@ -175,13 +176,6 @@ public final class InsightRoutes {
         projects.require(principal(ctx), projectId)
                 .compose(p -> activity.forScope(projectId, InsightRepository.SCOPE, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
-                .onFailure(ctx::fail);
-    }
-
-    /** Hard delete is refused with 405 and no body (soft delete is PATCH deleted=true), once the project is the caller's. */
-    private void refuseDelete(final RoutingContext ctx) {
-        projects.require(principal(ctx), Params.pathId(ctx, "project_id"))
-                .onSuccess(p -> ctx.response().setStatusCode(405).end())
                 .onFailure(ctx::fail);
     }
 

@@ -12,7 +12,6 @@ import dev.eddy.groups.GroupState;
 import dev.eddy.groups.GroupTypes;
 import dev.eddy.persons.PersonQuery;
 import dev.eddy.persons.PersonState;
-import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
@@ -59,7 +58,7 @@ public final class PersonsRoutes {
         final Pagination page = Pagination.of(ctx);
         final Optional<String> distinctId = Optional.ofNullable(ctx.queryParams().get("distinct_id")).filter(s -> !s.isEmpty());
         final PersonQuery query = new PersonQuery(Optional.ofNullable(ctx.queryParams().get("search")), page.limit(), page.offset());
-        ownProject(ctx, projectId)
+        projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(v -> distinctId.isPresent()
                         ? persons.byDistinctId(projectId, distinctId.get()).map(p -> query.run(p.map(List::of).orElse(List.of())))
                         : persons.list(projectId, query))
@@ -74,7 +73,7 @@ public final class PersonsRoutes {
         if (!isUuid(uuid)) {
             throw ApiError.notFound("Not found.");
         }
-        ownProject(ctx, projectId)
+        projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(v -> persons.byUuid(projectId, uuid.toLowerCase(java.util.Locale.ROOT)))
                 .onSuccess(found -> found.ifPresentOrElse(p -> Responses.json(ctx, 200, person(p)),
                         () -> ctx.fail(ApiError.notFound("Not found."))))
@@ -91,16 +90,11 @@ public final class PersonsRoutes {
         if (key == null || key.isEmpty()) {
             throw ApiError.badRequest("required", "'group_key' is required.", "group_key");
         }
-        ownProject(ctx, projectId)
+        projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(v -> persons.group(projectId, index, key))
                 .onSuccess(found -> found.ifPresentOrElse(g -> Responses.json(ctx, 200, group(g)),
                         () -> ctx.fail(ApiError.notFound("Not found."))))
                 .onFailure(ctx::fail);
-    }
-
-    private Future<Void> ownProject(final RoutingContext ctx, final long projectId) {
-        return projects.find(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(p -> p.isPresent() ? Future.<Void>succeededFuture() : Future.failedFuture(ApiError.notFound("Not found.")));
     }
 
     /** PostHog's person shape. */
