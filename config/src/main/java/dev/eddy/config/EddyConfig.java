@@ -10,7 +10,8 @@ public record EddyConfig(
         StreamsConfig streams,
         PostgresConfig pg,
         CaptureConfig capture,
-        BootstrapConfig bootstrap) {
+        BootstrapConfig bootstrap,
+        GeoIpConfig geoip) {
 
     static EddyConfig from(final Config c) {
         return new EddyConfig(
@@ -20,7 +21,8 @@ public record EddyConfig(
                 StreamsConfig.from(c),
                 PostgresConfig.from(c),
                 CaptureConfig.from(c),
-                BootstrapConfig.from(c));
+                BootstrapConfig.from(c),
+                GeoIpConfig.from(c));
     }
 
     /** The Streams application id, namespaced like the topics. */
@@ -29,6 +31,6 @@ public record EddyConfig(
     }
 
     public EddyConfig withRole(final Role newRole) {
-        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap);
+        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip);
     }
 }
