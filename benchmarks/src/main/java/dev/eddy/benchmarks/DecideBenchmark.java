@@ -7,6 +7,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,11 +30,14 @@ import org.HdrHistogram.Recorder;
  * [--seconds 20]}
  */
 public final class DecideBenchmark {
+    private static final long REQUEST_TIMEOUT_MS = 10_000;
+
     private final Map<String, String> args;
     private final URI gateway;
     private final int persons;
     private final int clients;
     private final int seconds;
+    private Vertx vertx;
 
     private DecideBenchmark(final Map<String, String> args) {
         this.args = args;
@@ -58,18 +62,25 @@ public final class DecideBenchmark {
     }
 
     private void run() throws Exception {
-        final Vertx vertx = Vertx.vertx();
+        vertx = Vertx.vertx();
         try {
             final HttpClient http = vertx.createHttpClient(new HttpClientOptions().setDefaultHost(gateway.getHost())
                     .setDefaultPort(gateway.getPort()).setKeepAlive(true), new PoolOptions().setHttp1MaxSize(clients));
             createFlags(http);
             loadPersons(http);
+            awaitIdleStreams(http);
             System.out.printf(Locale.ROOT, "50 flags, %,d persons, %d concurrent clients, %d s per route%n", persons, clients, seconds);
             measure(http, "warm-up /flags", this::decideBody, "/flags/?v=2", HttpMethod.POST, seconds / 2);
             measure(http, "warm-up /_health/live", i -> null, "/_health/live", HttpMethod.GET, seconds / 2);
             final Result ceiling = measure(http, "/_health/live", i -> null, "/_health/live", HttpMethod.GET, seconds);
             final Result decide = measure(http, "/flags?v=2", this::decideBody, "/flags/?v=2", HttpMethod.POST, seconds);
             System.out.printf(Locale.ROOT, "ratio /flags over /_health/live: %.2f%n", decide.perSecond() / ceiling.perSecond());
+            // Latency at a given load, not at saturation: requests sent on a fixed schedule, each timed from when it
+            // was due (so a stall counts against every request it delays).
+            for (final double share : new double[] {0.25, 0.5}) {
+                final int rate = (int) (decide.perSecond() * share);
+                paced(http, String.format(Locale.ROOT, "/flags?v=2 at %.0f%% (%,d/s)", share * 100, rate), rate, seconds);
+            }
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get();
         }
@@ -94,13 +105,56 @@ public final class DecideBenchmark {
         for (int c = 0; c < clients; c++) {
             next(http, body, path, method, end, recorder, done, failures, finished, c * 1_000_000);
         }
-        finished.await();
+        if (!finished.await(duration + REQUEST_TIMEOUT_MS / 1000 + 5, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException(finished.getCount() + " of " + clients + " clients of " + name + " stalled");
+        }
         final double elapsed = (System.nanoTime() - start) / 1e9;
         final Histogram h = recorder.getIntervalHistogram();
         final Result r = new Result(done.get() / elapsed, h, failures.get());
         System.out.printf(Locale.ROOT, "%-22s %,9.0f req/s  p50 %.2f ms  p99 %.2f ms  max %.1f ms  (%d failed)%n", name, r.perSecond(),
                 h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, r.failures());
         return r;
+    }
+
+    /** {@code /flags} requests at {@code rate} per second for {@code duration} seconds, open loop. */
+    private void paced(final HttpClient http, final String name, final int rate, final int duration) throws InterruptedException {
+        final Recorder recorder = new Recorder(3);
+        final AtomicLong done = new AtomicLong();
+        final AtomicLong failures = new AtomicLong();
+        final long total = (long) rate * duration;
+        final CountDownLatch finished = new CountDownLatch(1);
+        final long start = System.nanoTime();
+        final long interval = 1_000_000_000L / rate;
+        final AtomicLong sent = new AtomicLong();
+        final long timer = vertx.setPeriodic(1, id -> {
+            // Sends every request due by now; each is timed from its due time.
+            final long now = System.nanoTime();
+            while (sent.get() < total && start + sent.get() * interval <= now) {
+                final long due = start + sent.get() * interval;
+                final String payload = decideBody((int) sent.getAndIncrement());
+                http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/flags/?v=2").setIdleTimeout(REQUEST_TIMEOUT_MS))
+                        .compose(req -> req.putHeader("Content-Type", "application/json").send(payload))
+                        .compose(resp -> resp.body().map(resp.statusCode()))
+                        .onComplete(result -> {
+                            recorder.recordValue(System.nanoTime() - due);
+                            if (result.failed() || result.result() != 200) {
+                                failures.incrementAndGet();
+                            }
+                            if (done.incrementAndGet() == total) {
+                                finished.countDown();
+                            }
+                        });
+            }
+        });
+        final boolean completed = finished.await(duration + REQUEST_TIMEOUT_MS / 1000 + 5, java.util.concurrent.TimeUnit.SECONDS);
+        vertx.cancelTimer(timer);
+        if (!completed) {
+            throw new IllegalStateException(name + ": " + (total - done.get()) + " requests unanswered");
+        }
+        final double elapsed = (System.nanoTime() - start) / 1e9;
+        final Histogram h = recorder.getIntervalHistogram();
+        System.out.printf(Locale.ROOT, "%-30s %,9.0f req/s  p50 %.2f ms  p99 %.2f ms  max %.1f ms  (%d failed)%n", name, done.get() / elapsed,
+                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, failures.get());
     }
 
     private void next(final HttpClient http, final java.util.function.IntFunction<String> body, final String path,
@@ -112,7 +166,8 @@ public final class DecideBenchmark {
         }
         final long t0 = System.nanoTime();
         final String payload = body.apply(sequence);
-        http.request(method, path)
+        // A request that gets no answer within the timeout counts as failed instead of stalling its client.
+        http.request(new RequestOptions().setMethod(method).setURI(path).setIdleTimeout(REQUEST_TIMEOUT_MS))
                 .compose(req -> payload == null ? req.send() : req.putHeader("Content-Type", "application/json").send(payload))
                 .compose(resp -> resp.body().map(resp.statusCode()))
                 .onComplete(result -> {
@@ -121,7 +176,8 @@ public final class DecideBenchmark {
                     if (result.failed() || result.result() != 200) {
                         failures.incrementAndGet();
                     }
-                    next(http, body, path, method, end, recorder, done, failures, finished, sequence + 1);
+                    // From the event loop's queue, not this stack: a run of immediate failures must not overflow it.
+                    vertx.runOnContext(v -> next(http, body, path, method, end, recorder, done, failures, finished, sequence + 1));
                 });
     }
 
@@ -182,5 +238,28 @@ public final class DecideBenchmark {
             Thread.sleep(1000);
         }
         throw new IllegalStateException("the persons did not reach the stores within 10 minutes");
+    }
+
+    /**
+     * Waits until the stream thread has processed everything the load produced (its processed-records total stops
+     * moving for three seconds), so the measurement is of /flags, not of /flags beside a busy stream thread.
+     */
+    private void awaitIdleStreams(final HttpClient http) throws Exception {
+        double previous = -1;
+        int still = 0;
+        final long deadline = System.nanoTime() + 600_000_000_000L;
+        while (still < 3 && System.nanoTime() < deadline) {
+            final String metrics = http.request(HttpMethod.GET, "/metrics").compose(req -> req.send())
+                    .compose(resp -> resp.body()).map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
+            double processed = 0;
+            for (final String line : metrics.split("\n")) {
+                if (line.startsWith("kafka_stream_thread_process_total{")) {
+                    processed += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+            still = processed == previous ? still + 1 : 0;
+            previous = processed;
+            Thread.sleep(1000);
+        }
     }
 }

@@ -18,6 +18,8 @@ import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.flags.DecideRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRepository;
 import dev.eddy.gateway.flags.FlagsService;
+import dev.eddy.gateway.flags.HashKeyOverrides;
+import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.flags.LocalEvaluationRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
@@ -33,6 +35,7 @@ import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
+import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
@@ -82,6 +85,8 @@ public final class Eddy implements AutoCloseable {
     private static final int MAX_HEADER_BYTES = 16 * 1024;
     /** Largest management request body (dashboards and insights with their filters and queries). */
     private static final long MAX_API_BODY_BYTES = 1024 * 1024;
+    /** How long /decide waits for the continuity flags' hash keys before leaving those flags out. */
+    private static final Duration HASH_KEY_OVERRIDES_TIMEOUT = Duration.ofMillis(500);
 
     private final EddyConfig config;
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -174,10 +179,19 @@ public final class Eddy implements AutoCloseable {
         final List<Consumer<Router>> routes = new ArrayList<>();
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
+        final String internalSecret = config.http().internalSecret().isEmpty()
+                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret();
+        final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
+                config.http().internalTimeout(), registry);
+        if (config.role().runsStreams()) {
+            routes.add(reads::mount);
+        }
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
             final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
             routes.add(new CaptureRoutes(tokens, producer.get(), topics, config.capture(), registry)::mount);
+            // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
+            final int flagRoutes = routes.size();
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
             // Management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
@@ -188,7 +202,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new ProjectRoutes(projects)::mount);
             final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
             routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
-            routes.add(new PersonsRoutes(projects, new PersonsService(stores))::mount);
+            routes.add(new PersonsRoutes(projects, new PersonsService(stores, reads))::mount);
             final UserRepository users = new UserRepository(pool.get());
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
@@ -203,13 +217,26 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
-            final FlagsService evaluation = new FlagsService(stores, new PersonsService(stores), flags);
-            routes.add(new DecideRoutes(tokens, evaluation)::mount);
+            final FlagsService evaluation = new FlagsService(stores, new PersonsService(stores, reads), flags,
+                    new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
+            final GeoIp geoIp = openGeoIp();
+            closeables.add(geoIp);
+            routes.add(flagRoutes, new DecideRoutes(tokens, evaluation, geoIp)::mount);
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
         }
         return routes;
+    }
+
+    private GeoIp openGeoIp() throws java.io.IOException {
+        if (config.geoip().database().isEmpty()) {
+            LOG.info("no geoip.database configured: /decide derives no $geoip_* person properties");
+            return GeoIp.disabled();
+        }
+        final GeoIp geoIp = GeoIp.open(config.geoip().database().get());
+        LOG.info("GeoIP database {}", geoIp);
+        return geoIp;
     }
 
     private static Router router(final Vertx loop, final List<Consumer<Router>> routes) {

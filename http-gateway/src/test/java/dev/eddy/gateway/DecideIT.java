@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.flags.FlagHash;
+import dev.eddy.gateway.testing.GeoIpTestDatabase;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
@@ -13,10 +14,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -33,16 +37,24 @@ class DecideIT {
     @TempDir
     static Path stateDir;
     private static TestEddy eddy;
+    private static Optional<Path> geoIp;
 
     @BeforeAll
     static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of());
+        final Map<String, String> env = new HashMap<>();
+        geoIp = GeoIpTestDatabase.directory();
+        geoIp.ifPresent(dir -> env.put("EDDY_GEOIP_DATABASE", dir.toString()));
+        eddy = TestEddy.start(infra, stateDir, env);
         flag("{\"key\":\"simple-45\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":45}]}}");
         flag("{\"key\":\"pro-users\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"plan\",\"value\":[\"pro\",\"team\"],"
                 + "\"operator\":\"exact\",\"type\":\"person\"}],\"rollout_percentage\":100}],\"payloads\":{\"true\":\"{\\\"tier\\\":2}\"}}}");
         flag("{\"key\":\"multi\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":100}],\"multivariate\":{\"variants\":["
                 + "{\"key\":\"control\",\"rollout_percentage\":50},{\"key\":\"test\",\"rollout_percentage\":50}]},"
                 + "\"payloads\":{\"control\":\"c\",\"test\":\"t\"}}}");
+        flag("{\"key\":\"continuity\",\"ensure_experience_continuity\":true,\"filters\":{\"groups\":[{\"properties\":[],"
+                + "\"rollout_percentage\":50}]}}");
+        flag("{\"key\":\"from-us\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"$geoip_country_code\",\"value\":\"US\","
+                + "\"type\":\"person\"}],\"rollout_percentage\":100}]}}");
         flag("{\"key\":\"inactive\",\"active\":false,\"filters\":{\"groups\":[{\"properties\":[]}]}}");
         eddy.waitUntil(() -> decide("/flags/?v=2", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"probe\"}")
                 .path("flags").has("multi"), WAIT, "the definitions reached the streams instance");
@@ -132,6 +144,72 @@ class DecideIT {
             assertThat(eddy.get(path + eddy.projectToken(), Map.of()).statusCode()).isEqualTo(401);
             assertThat(eddy.getAuthorized(path + "phc_nope").statusCode()).isEqualTo(404);
         }
+    }
+
+    @Test
+    void experienceContinuityKeepsTheAnonymousValueAfterIdentifying() throws InterruptedException {
+        // An anonymous id and a user id that the 50% rollout puts on opposite sides.
+        String anon;
+        String user;
+        do {
+            anon = "anon-" + UUID.randomUUID();
+            user = "user-" + UUID.randomUUID();
+        } while (FlagHash.of("continuity", anon, "") <= 0.5 == FlagHash.of("continuity", user, "") <= 0.5);
+        final boolean anonValue = FlagHash.of("continuity", anon, "") <= 0.5;
+        assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$pageview\",\"distinct_id\":\""
+                + anon + "\"}").statusCode()).isEqualTo(200);
+        final String anonFinal = anon;
+        eddy.waitUntil(() -> personExists(anonFinal), WAIT, "the anonymous person exists");
+        assertThat(decide("/decide/?v=3", body(anon)).path("featureFlags").path("continuity").asBoolean()).isEqualTo(anonValue);
+
+        assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$identify\",\"distinct_id\":\""
+                + user + "\",\"properties\":{\"$anon_distinct_id\":\"" + anon + "\"}}").statusCode()).isEqualTo(200);
+        final String userFinal = user;
+        eddy.waitUntil(() -> personExists(userFinal), WAIT, "the identified user joined the anonymous person");
+        final String withAnon = "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + user
+                + "\",\"$anon_distinct_id\":\"" + anon + "\"}";
+        final JsonNode first = decide("/flags/?v=2", withAnon);
+        assertThat(first.path("errorsWhileComputingFlags").asBoolean()).isFalse();
+        assertThat(first.path("flags").path("continuity").path("enabled").asBoolean()).isEqualTo(anonValue);
+        // Later requests carry no $anon_distinct_id: the stored hash key still decides.
+        assertThat(decide("/decide/?v=3", body(user)).path("featureFlags").path("continuity").asBoolean()).isEqualTo(anonValue);
+        // A flag without continuity follows the distinct id as usual.
+        assertThat(decide("/decide/?v=3", body(user)).path("featureFlags").path("simple-45").asBoolean())
+                .isEqualTo(FlagHash.of("simple-45", user, "") <= 0.45);
+    }
+
+    @Test
+    void geoipPropertiesComeFromTheClientAddressUnlessDisabledOrOverridden() {
+        Assumptions.assumeTrue(geoIp.isPresent(), "npm is needed to install the GeoIP database");
+        final String user = "geo-" + UUID.randomUUID();
+        assertThat(decideFrom("8.8.8.8", body(user)).path("featureFlags").path("from-us").asBoolean())
+                .as("8.8.8.8 is in the US").isTrue();
+        assertThat(decideFrom("8.8.8.8, 10.0.0.1", body(user)).path("featureFlags").path("from-us").asBoolean())
+                .as("the first X-Forwarded-For address is the client").isTrue();
+        assertThat(decideFrom(null, body(user)).path("featureFlags").path("from-us").asBoolean())
+                .as("loopback has no location").isFalse();
+        assertThat(decideFrom("8.8.8.8", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + user
+                + "\",\"geoip_disable\":true}").path("featureFlags").path("from-us").asBoolean()).isFalse();
+        assertThat(decideFrom("8.8.8.8", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + user
+                + "\",\"person_properties\":{\"$geoip_country_code\":\"FR\"}}").path("featureFlags").path("from-us").asBoolean())
+                .as("the request's person_properties override the derived ones").isFalse();
+    }
+
+    private static JsonNode decideFrom(final String forwardedFor, final String body) {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(eddy.uri("/decide/?v=3"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (forwardedFor != null) {
+            request.header("X-Forwarded-For", forwardedFor);
+        }
+        final HttpResponse<String> response = eddy.send(request.build());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
+    }
+
+    private static boolean personExists(final String distinctId) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "GET",
+                "/api/projects/1/persons/?distinct_id=" + distinctId, null);
+        return response.statusCode() == 200 && TestEddy.json(response).path("results").size() == 1;
     }
 
     private static String body(final String distinctId) {

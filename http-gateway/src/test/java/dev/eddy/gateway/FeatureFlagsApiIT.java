@@ -72,7 +72,13 @@ class FeatureFlagsApiIT extends GatewayIT {
                 {"{\"key\":\"v-" + key + "\",\"filters\":{\"multivariate\":{\"variants\":[{\"key\":\"a\",\"rollout_percentage\":60},"
                         + "{\"key\":\"b\",\"rollout_percentage\":30}]}}}", "filters"},
                 {"{\"key\":\"r-" + key + "\",\"filters\":{\"groups\":[{\"rollout_percentage\":101}]}}", "filters"},
-                {"{\"key\":\"g-" + key + "\",\"filters\":{\"aggregation_group_type_index\":7}}", "filters"}}) {
+                {"{\"key\":\"g-" + key + "\",\"filters\":{\"aggregation_group_type_index\":7}}", "filters"},
+                {"{\"key\":\"c-" + key + "\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"id\",\"value\":4,\"type\":\"cohort\"}]}]}}",
+                        "filters"},
+                {"{\"key\":\"t-" + key + "\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"plan\",\"value\":1,\"type\":\"planet\"}]}]}}",
+                        "filters"},
+                {"{\"key\":\"i-" + key + "\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"size\",\"value\":1,\"type\":\"group\"}]}]}}",
+                        "filters"}}) {
             final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/feature_flags/", bad[0]);
             assertThat(response.statusCode()).as(bad[0] + " " + response.body()).isEqualTo(400);
             assertThat(TestEddy.json(response).get("attr").asText()).as(bad[0]).isEqualTo(bad[1]);

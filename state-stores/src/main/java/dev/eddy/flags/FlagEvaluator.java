@@ -27,6 +27,11 @@ public final class FlagEvaluator {
      */
     public record Subject(String distinctId, ObjectNode personProperties, Map<String, String> groups,
                           Map<String, ObjectNode> groupProperties, Map<Integer, String> groupTypes, Instant now) {
+
+        /** The same subject, its rollout and variant hashed with {@code hashKey} (experience continuity). */
+        public Subject hashedAs(final String hashKey) {
+            return new Subject(hashKey, personProperties, groups, groupProperties, groupTypes, now);
+        }
     }
 
     /**

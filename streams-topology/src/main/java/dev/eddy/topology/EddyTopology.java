@@ -61,6 +61,14 @@ public final class EddyTopology {
     private EddyTopology() {
     }
 
+    /**
+     * For each partitioned store read by key, the input topic whose partitioning places its keys: a key's owner is
+     * the instance running that topic's partition of the key.
+     */
+    public static java.util.Map<String, String> keyTopics(final EddyTopics topics) {
+        return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name());
+    }
+
     public static Topology build(final EddyTopics topics, final StreamsConfig streams) {
         final Topology t = new Topology();
 

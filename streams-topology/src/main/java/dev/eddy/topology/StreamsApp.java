@@ -3,15 +3,23 @@ package dev.eddy.topology;
 import dev.eddy.config.EddyConfig;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,11 +33,31 @@ public final class StreamsApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamsApp.class);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
+    private static final StringSerializer KEYS = new StringSerializer();
+
     private final KafkaStreams streams;
     private final AtomicReference<KafkaStreams.State> state = new AtomicReference<>(KafkaStreams.State.CREATED);
+    /** Store name to the input topic that places its keys ({@link EddyTopology#keyTopics}). */
+    private final Map<String, String> keyTopics;
+    /** Per store, which instance owns each partition: read on every keyed query, rebuilt after each state change. */
+    private final Map<String, Routing> routing = new ConcurrentHashMap<>();
+    private final AtomicLong generation = new AtomicLong();
 
-    private StreamsApp(final KafkaStreams streams) {
+    private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics) {
         this.streams = streams;
+        this.keyTopics = keyTopics;
+    }
+
+    /** Where a key lives: the instance running its partition, and the partition. */
+    public record Owner(HostInfo host, int partition) {
+    }
+
+    /** The owner of each partition of a key topic, as of one assignment. */
+    private record Routing(HostInfo[] owners) {
+        int partition(final byte[] key) {
+            // Kafka's default partitioning of keyed records, which the producers and Streams both use.
+            return Utils.toPositive(Utils.murmur2(key)) % owners.length;
+        }
     }
 
     /**
@@ -41,9 +69,12 @@ public final class StreamsApp implements AutoCloseable {
     public static StreamsApp start(final EddyConfig config, final String advertised) {
         final EddyTopics topics = EddyTopics.of(config.kafka());
         final KafkaStreams streams = new KafkaStreams(EddyTopology.build(topics, config.streams()), StreamsProperties.of(config, advertised));
-        final StreamsApp app = new StreamsApp(streams);
+        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics));
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
+            // Any rebalance passes through a state change: the next keyed query rebuilds the routing.
+            app.generation.incrementAndGet();
+            app.routing.clear();
             LOG.info("streams state {} -> {}", oldState, newState);
         });
         streams.setUncaughtExceptionHandler(exception -> {
@@ -77,6 +108,17 @@ public final class StreamsApp implements AutoCloseable {
         return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type)));
     }
 
+    /**
+     * The one partition of {@code storeName} that holds a key, if this instance hosts it as active: a point read
+     * then touches one RocksDB instance instead of probing every local partition. Empty until RUNNING.
+     */
+    public <T> Optional<T> partitionStore(final String storeName, final QueryableStoreType<T> type, final int partition) {
+        if (!isRunning()) {
+            return Optional.empty();
+        }
+        return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition)));
+    }
+
     /** Every instance that hosts a partition of {@code storeName}, this one included. */
     public Collection<StreamsMetadata> instancesWith(final String storeName) {
         return streams.streamsMetadataForStore(storeName);
@@ -84,6 +126,67 @@ public final class StreamsApp implements AutoCloseable {
 
     public <K> KeyQueryMetadata ownerOf(final String storeName, final K key, final Serializer<K> keySerializer) {
         return streams.queryMetadataForKey(storeName, key, keySerializer);
+    }
+
+    /**
+     * The instance that owns {@code routingKey}'s partition of {@code storeName}; empty while that is unknown
+     * (rebalancing, not running). Answered from a routing table built once per assignment: Kafka Streams' own
+     * {@link KafkaStreams#queryMetadataForKey} rebuilds sets of every task on each call, which costs more than the
+     * store read it routes. Each new table is checked against it once.
+     */
+    public Optional<Owner> ownerOf(final String storeName, final String routingKey) {
+        if (!isRunning()) {
+            return Optional.empty();
+        }
+        final byte[] key = routingKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Routing table = routing.get(storeName);
+        if (table == null) {
+            final long built = generation.get();
+            final Optional<Routing> fresh = routing(storeName);
+            final KeyQueryMetadata truth = streams.queryMetadataForKey(storeName, routingKey, KEYS);
+            if (truth == null || KeyQueryMetadata.NOT_AVAILABLE.equals(truth)) {
+                return Optional.empty();
+            }
+            if (fresh.isEmpty() || fresh.get().partition(key) != truth.partition()
+                    || !truth.activeHost().equals(fresh.get().owners()[truth.partition()])) {
+                if (fresh.isPresent()) {
+                    LOG.warn("routing table of {} disagrees with Kafka Streams' metadata; not cached", storeName);
+                }
+                return Optional.of(new Owner(truth.activeHost(), truth.partition()));
+            }
+            table = fresh.get();
+            routing.put(storeName, table);
+            if (generation.get() != built) {
+                // A rebalance began while the table was built: it may be stale already.
+                routing.remove(storeName, table);
+            }
+        }
+        final int partition = table.partition(key);
+        return Optional.of(new Owner(table.owners()[partition], partition));
+    }
+
+    /** Every partition of the store's key topic and its active owner; empty if unknown or incomplete. */
+    private Optional<Routing> routing(final String storeName) {
+        final String topic = keyTopics.get(storeName);
+        if (topic == null) {
+            return Optional.empty();
+        }
+        final Map<Integer, HostInfo> owners = new HashMap<>();
+        for (final StreamsMetadata client : streams.metadataForAllStreamsClients()) {
+            for (final TopicPartition tp : client.topicPartitions()) {
+                if (tp.topic().equals(topic)) {
+                    owners.put(tp.partition(), client.hostInfo());
+                }
+            }
+        }
+        // While running, every partition has an active owner: 0..n-1 all present, or the picture is incomplete.
+        final int count = owners.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
+        if (count == 0 || owners.size() != count) {
+            return Optional.empty();
+        }
+        final HostInfo[] table = new HostInfo[count];
+        owners.forEach((partition, host) -> table[partition] = host);
+        return Optional.of(new Routing(table));
     }
 
     @Override

@@ -28,6 +28,11 @@ public final class ApiKeys {
         return PERSONAL_PREFIX + random(47);
     }
 
+    /** A secret for calls between this process's own parts, when the deployment configured none. */
+    public static String newInternalSecret() {
+        return random(43);
+    }
+
     /** The stored form of a personal API key. */
     public static String hash(final String key) {
         try {

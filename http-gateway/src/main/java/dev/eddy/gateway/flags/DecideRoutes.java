@@ -9,6 +9,7 @@ import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.capture.PayloadDecoder;
 import dev.eddy.gateway.capture.ProjectTokens;
+import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
@@ -41,11 +42,14 @@ public final class DecideRoutes {
 
     private final ProjectTokens tokens;
     private final FlagsService flags;
+    private final GeoIp geoIp;
     private final PayloadDecoder decoder = new PayloadDecoder(MAX_BODY_BYTES * 4);
 
-    public DecideRoutes(final ProjectTokens tokens, final FlagsService flags) {
+    /** @param geoIp derives {@code $geoip_*} person properties from the client's address */
+    public DecideRoutes(final ProjectTokens tokens, final FlagsService flags, final GeoIp geoIp) {
         this.tokens = tokens;
         this.flags = flags;
+        this.geoIp = geoIp;
     }
 
     public void mount(final Router router) {
@@ -71,13 +75,13 @@ public final class DecideRoutes {
                 .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
                 .compose(project -> project.isPresent()
-                        ? flags.evaluate(new FlagsService.Request(project.get(), distinctId, groups(body),
-                                object(body.get("person_properties")), groupProperties(body)))
+                        ? flags.evaluate(new FlagsService.Request(project.get(), token, distinctId, anonDistinctId(body),
+                                groups(body), personProperties(ctx, body), groupProperties(body)))
                         : Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
                                 "Project API key invalid. You can find your project API key in your project settings.")))
                 .onSuccess(evaluation -> {
                     if (flagsEndpoint ? version >= 2 : version >= 4) {
-                        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON).end(Buffer.buffer(flagsShape(evaluation)));
+                        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON).end(flagsShape(evaluation));
                     } else {
                         Responses.json(ctx, 200, decideShape(evaluation, flagsEndpoint || version >= 3));
                     }
@@ -113,59 +117,117 @@ public final class DecideRoutes {
     }
 
     /**
-     * {@code /flags?v=2} and {@code /decide?v=4}: each flag with its value, reason and metadata. Written with a
-     * streaming generator: this is the hottest answer Eddy gives, and building maps for it costs more than the
-     * evaluation itself.
+     * {@code /flags?v=2} and {@code /decide?v=4}: each flag with its value, reason and metadata. This is the hottest
+     * answer Eddy gives: each flag's entry is the same bytes for every user who gets the same outcome, so entries are
+     * written once per (flag version, outcome) and the answer is their concatenation.
      */
-    static byte[] flagsShape(final FlagsService.Evaluation evaluation) {
-        final ByteArrayBuilder out = new ByteArrayBuilder(Json.mapper().getFactory()._getBufferRecycler(), 16 * 1024);
+    static Buffer flagsShape(final FlagsService.Evaluation evaluation) {
+        final byte[][] entries = new byte[evaluation.results().size()][];
+        int size = 128;
+        for (int i = 0; i < entries.length; i++) {
+            final FlagEvaluator.Result r = evaluation.results().get(i);
+            final FlagDefinition definition = evaluation.definitions().get(r.key());
+            entries[i] = ENTRIES.get(new Outcome(definition.id(), definition.version(), r), DecideRoutes::entry);
+            size += entries[i].length + 1;
+        }
+        final Buffer out = Buffer.buffer(size);
+        out.appendString(evaluation.errors() ? "{\"errorsWhileComputingFlags\":true,\"flags\":{"
+                : "{\"errorsWhileComputingFlags\":false,\"flags\":{");
+        for (int i = 0; i < entries.length; i++) {
+            if (i > 0) {
+                out.appendByte((byte) ',');
+            }
+            out.appendBytes(entries[i]);
+        }
+        out.appendString("},\"requestId\":\"").appendString(UUID.randomUUID().toString()).appendString("\"}");
+        return out;
+    }
+
+    /**
+     * One flag's outcome for a user. The payload follows from the flag's version and the value, so it takes no part
+     * in equality (comparing JSON trees would cost more than writing them).
+     */
+    private static final class Outcome {
+        private final long flagId;
+        private final long version;
+        private final FlagEvaluator.Result result;
+        private final int hash;
+
+        Outcome(final long flagId, final long version, final FlagEvaluator.Result result) {
+            this.flagId = flagId;
+            this.version = version;
+            this.result = result;
+            int h = Long.hashCode(flagId) * 31 + Long.hashCode(version);
+            h = h * 31 + result.key().hashCode();
+            h = h * 31 + (result.enabled() ? 1 : 0);
+            h = h * 31 + result.variant().hashCode();
+            h = h * 31 + result.reason().hashCode();
+            this.hash = h * 31 + result.conditionIndex().hashCode();
+        }
+
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof Outcome other && hash == other.hash && flagId == other.flagId && version == other.version
+                    && result.enabled() == other.result.enabled() && result.key().equals(other.result.key())
+                    && result.variant().equals(other.result.variant()) && result.reason().equals(other.result.reason())
+                    && result.conditionIndex().equals(other.result.conditionIndex());
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** Written entries; a few per flag version (conditions times variants), so this bound is generous. */
+    private static final com.github.benmanes.caffeine.cache.Cache<Outcome, byte[]> ENTRIES =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(100_000).build();
+
+    /** {@code "key": {key, enabled, variant, reason: {code, condition_index, description}, metadata: {...}}}. */
+    private static byte[] entry(final Outcome outcome) {
+        final FlagEvaluator.Result r = outcome.result;
+        final ByteArrayBuilder out = new ByteArrayBuilder(Json.mapper().getFactory()._getBufferRecycler(), 512);
         try (JsonGenerator gen = Json.mapper().getFactory().createGenerator(out)) {
             gen.writeStartObject();
-            gen.writeBooleanField("errorsWhileComputingFlags", evaluation.errors());
-            gen.writeObjectFieldStart("flags");
-            for (final FlagEvaluator.Result r : evaluation.results()) {
-                final FlagDefinition definition = evaluation.definitions().get(r.key());
-                gen.writeObjectFieldStart(r.key());
-                gen.writeStringField("key", r.key());
-                gen.writeBooleanField("enabled", r.enabled());
-                gen.writeFieldName("variant");
-                if (r.variant().isPresent()) {
-                    gen.writeString(r.variant().get());
-                } else {
-                    gen.writeNull();
-                }
-                gen.writeObjectFieldStart("reason");
-                gen.writeStringField("code", r.reason());
-                gen.writeFieldName("condition_index");
-                if (r.conditionIndex().isPresent()) {
-                    gen.writeNumber(r.conditionIndex().get());
-                } else {
-                    gen.writeNull();
-                }
-                gen.writeStringField("description", r.description());
-                gen.writeEndObject();
-                gen.writeObjectFieldStart("metadata");
-                gen.writeNumberField("id", definition.id());
-                gen.writeNumberField("version", definition.version());
-                gen.writeNullField("description");
-                gen.writeFieldName("payload");
-                if (r.payload().isPresent()) {
-                    Json.mapper().writeTree(gen, r.payload().get());
-                } else {
-                    gen.writeNull();
-                }
-                gen.writeEndObject();
-                gen.writeEndObject();
+            gen.writeObjectFieldStart(r.key());
+            gen.writeStringField("key", r.key());
+            gen.writeBooleanField("enabled", r.enabled());
+            gen.writeFieldName("variant");
+            if (r.variant().isPresent()) {
+                gen.writeString(r.variant().get());
+            } else {
+                gen.writeNull();
+            }
+            gen.writeObjectFieldStart("reason");
+            gen.writeStringField("code", r.reason());
+            gen.writeFieldName("condition_index");
+            if (r.conditionIndex().isPresent()) {
+                gen.writeNumber(r.conditionIndex().get());
+            } else {
+                gen.writeNull();
+            }
+            gen.writeStringField("description", r.description());
+            gen.writeEndObject();
+            gen.writeObjectFieldStart("metadata");
+            gen.writeNumberField("id", outcome.flagId);
+            gen.writeNumberField("version", outcome.version);
+            gen.writeNullField("description");
+            gen.writeFieldName("payload");
+            if (r.payload().isPresent()) {
+                Json.mapper().writeTree(gen, r.payload().get());
+            } else {
+                gen.writeNull();
             }
             gen.writeEndObject();
-            gen.writeStringField("requestId", UUID.randomUUID().toString());
+            gen.writeEndObject();
             gen.writeEndObject();
         } catch (final IOException e) {
             throw new java.io.UncheckedIOException("cannot write a flags answer", e);
         }
-        final byte[] bytes = out.toByteArray();
+        final byte[] object = out.toByteArray();
         out.release();
-        return bytes;
+        // The entry without the wrapping object's braces: "key":{...}
+        return java.util.Arrays.copyOfRange(object, 1, object.length - 1);
     }
 
     private ObjectNode body(final RoutingContext ctx) {
@@ -202,6 +264,25 @@ public final class DecideRoutes {
         } catch (final NumberFormatException e) {
             return 1;
         }
+    }
+
+    private static Optional<String> anonDistinctId(final ObjectNode body) {
+        final JsonNode anon = body.get("$anon_distinct_id");
+        return anon != null && anon.isValueNode() && !anon.isNull() && !anon.asText().isBlank()
+                ? Optional.of(anon.asText()) : Optional.empty();
+    }
+
+    /**
+     * The request's person property overrides over PostHog's {@code $geoip_*} properties of the client's address
+     * (unless the request sets {@code geoip_disable}).
+     */
+    private ObjectNode personProperties(final RoutingContext ctx, final ObjectNode body) {
+        final ObjectNode properties = body.path("geoip_disable").asBoolean(false)
+                ? Json.mapper().createObjectNode()
+                : geoIp.flagProperties(GeoIp.clientIp(ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().host(),
+                        ctx.request().getHeader("X-Forwarded-For")));
+        properties.setAll(object(body.get("person_properties")));
+        return properties;
     }
 
     private static Map<String, String> groups(final ObjectNode body) {

@@ -37,6 +37,19 @@ final class FlagFilters {
                 if (!p.path("key").isTextual()) {
                     throw invalid("Every property filter needs a key.");
                 }
+                final String type = p.path("type").asText("person");
+                switch (type) {
+                    case "person" -> { }
+                    case "group" -> {
+                        if (!p.path("group_type_index").isIntegralNumber()) {
+                            throw invalid("A group property filter needs its group_type_index.");
+                        }
+                    }
+                    // Refused rather than stored as a condition that could never match.
+                    case "cohort" -> throw invalid("Cohort filters are not supported by Eddy yet; use person property filters.");
+                    case "flag" -> throw invalid("Filters on other flags are not supported by Eddy yet.");
+                    default -> throw invalid("Unknown property filter type '" + type + "': use person or group.");
+                }
             }
         }
         final JsonNode variants = filters.path("multivariate").path("variants");

@@ -43,25 +43,32 @@ public final class FlagsService {
     private final LocalStores stores;
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
+    private final HashKeyOverrides overrides;
     private final com.github.benmanes.caffeine.cache.AsyncCache<Long, List<FlagDefinition>> definitionCache =
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
     private final com.github.benmanes.caffeine.cache.AsyncCache<Long, Map<Integer, String>> groupTypeCache =
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
 
-    public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository) {
+    /** @param overrides the continuity flags' hash keys */
+    public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository,
+                        final HashKeyOverrides overrides) {
         this.stores = stores;
         this.persons = persons;
         this.repository = repository;
+        this.overrides = overrides;
     }
 
     /**
      * What the request asks.
      *
-     * @param groups          group type name to group key
-     * @param groupProperties group type name to property overrides
+     * @param token            the project's API token (routes the person's read)
+     * @param anonDistinctId   the {@code $anon_distinct_id} the user had before identifying, if sent
+     * @param personProperties overrides of the person's properties ({@code $geoip_*} and the request's own)
+     * @param groups           group type name to group key
+     * @param groupProperties  group type name to property overrides
      */
-    public record Request(long projectId, String distinctId, Map<String, String> groups, ObjectNode personProperties,
-                          Map<String, ObjectNode> groupProperties) {
+    public record Request(long projectId, String token, String distinctId, Optional<String> anonDistinctId,
+                          Map<String, String> groups, ObjectNode personProperties, Map<String, ObjectNode> groupProperties) {
     }
 
     /**
@@ -71,36 +78,85 @@ public final class FlagsService {
     public record Evaluation(List<FlagEvaluator.Result> results, Map<String, FlagDefinition> definitions, boolean errors) {
     }
 
+    /**
+     * What the flags are evaluated from.
+     *
+     * @param person     the person's stored properties; empty when the person could not be read
+     * @param overrides  continuity flags' hash keys; empty when they could not be read
+     */
+    private record Inputs(Optional<Optional<PersonState>> person, Optional<Map<String, String>> overrides,
+                          Map<Integer, String> groupTypes, Map<String, ObjectNode> groups) {
+    }
+
     public Future<Evaluation> evaluate(final Request request) {
         return definitions(request.projectId()).compose(definitions -> {
             final List<FlagDefinition> active = definitions.stream().filter(f -> f.active() && !f.deleted()).toList();
-            final boolean needsPerson = active.stream().anyMatch(FlagDefinition::needsPersonProperties);
-            final Future<Optional<ObjectNode>> person = needsPerson
-                    ? persons.byDistinctId(request.projectId(), request.distinctId())
-                            .map(p -> Optional.of(p.map(PersonState::properties).orElse(Json.mapper().createObjectNode())))
+            final List<String> continuity = active.stream().filter(FlagDefinition::ensureExperienceContinuity)
+                    .map(FlagDefinition::key).toList();
+            final boolean needsPerson = !continuity.isEmpty() || active.stream().anyMatch(FlagDefinition::needsPersonProperties);
+            final Future<Optional<Optional<PersonState>>> person = needsPerson
+                    ? persons.byDistinctId(request.projectId(), request.token(), request.distinctId()).map(Optional::of)
                             .otherwise(Optional.empty())
-                    : Future.succeededFuture(Optional.of(Json.mapper().createObjectNode()));
-            return person.compose(stored -> groupTypes(request.projectId()).compose(types -> groupProperties(request, types)
-                    .map(groups -> {
-                        final ObjectNode properties = stored.orElse(Json.mapper().createObjectNode()).deepCopy();
-                        properties.setAll(request.personProperties());
-                        final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties,
-                                request.groups(), groups, types, Instant.now());
-                        final List<FlagEvaluator.Result> results = new ArrayList<>();
-                        final Map<String, FlagDefinition> byKey = new LinkedHashMap<>();
-                        boolean errors = false;
-                        for (final FlagDefinition flag : active) {
-                            // Without the person, a flag that reads person properties cannot be answered truthfully.
-                            if (stored.isEmpty() && flag.needsPersonProperties()) {
-                                errors = true;
-                                continue;
-                            }
-                            results.add(FlagEvaluator.evaluate(flag, subject));
-                            byKey.put(flag.key(), flag);
-                        }
-                        return new Evaluation(results, byKey, errors);
-                    })));
+                    : Future.succeededFuture(Optional.of(Optional.empty()));
+            return person.compose(stored -> continuityKeys(request, continuity, stored)
+                    .compose(overrides -> groupTypes(request.projectId())
+                            .compose(types -> groupProperties(request, types)
+                                    .map(groups -> evaluate(request, active, new Inputs(stored, overrides, types, groups))))));
         });
+    }
+
+    private static Evaluation evaluate(final Request request, final List<FlagDefinition> active, final Inputs inputs) {
+        // Each store read deserializes a new person, so its properties are this request's own to override.
+        final ObjectNode properties = inputs.person().flatMap(p -> p).map(PersonState::properties)
+                .orElseGet(() -> Json.mapper().createObjectNode());
+        properties.setAll(request.personProperties());
+        final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties, request.groups(),
+                inputs.groups(), inputs.groupTypes(), Instant.now());
+        final List<FlagEvaluator.Result> results = new ArrayList<>();
+        final Map<String, FlagDefinition> byKey = new LinkedHashMap<>();
+        boolean errors = false;
+        for (final FlagDefinition flag : active) {
+            // Without the person (or, for continuity, its hash key), a flag cannot be answered truthfully.
+            if (inputs.person().isEmpty() && (flag.needsPersonProperties() || flag.ensureExperienceContinuity())
+                    || flag.ensureExperienceContinuity() && inputs.overrides().isEmpty()) {
+                errors = true;
+                continue;
+            }
+            final FlagEvaluator.Subject hashed = flag.ensureExperienceContinuity()
+                    ? subject.hashedAs(inputs.overrides().get().getOrDefault(flag.key(),
+                            request.anonDistinctId().orElse(request.distinctId())))
+                    : subject;
+            results.add(FlagEvaluator.evaluate(flag, hashed));
+            byKey.put(flag.key(), flag);
+        }
+        return new Evaluation(results, byKey, errors);
+    }
+
+    /**
+     * The hash keys of the continuity flags ({@link HashKeyOverrides}): empty when they cannot be known (the person
+     * or PostgreSQL unavailable). A flag without one is hashed with the {@code $anon_distinct_id}, else the
+     * distinct id, as in PostHog.
+     */
+    private Future<Optional<Map<String, String>>> continuityKeys(final Request request, final List<String> continuity,
+                                                               final Optional<Optional<PersonState>> stored) {
+        if (continuity.isEmpty()) {
+            return Future.succeededFuture(Optional.of(Map.of()));
+        }
+        if (stored.isEmpty()) {
+            return Future.succeededFuture(Optional.empty());
+        }
+        if (stored.get().isEmpty()) {
+            // No person yet, so nothing to remember the key for: hashed with the fallback.
+            return Future.succeededFuture(Optional.of(Map.of()));
+        }
+        final java.util.UUID person = java.util.UUID.fromString(stored.get().get().uuid());
+        final Future<Optional<java.util.UUID>> anonPerson = request.anonDistinctId().isEmpty()
+                ? Future.succeededFuture(Optional.empty())
+                : persons.byDistinctId(request.projectId(), request.token(), request.anonDistinctId().get())
+                        .map(p -> p.map(x -> java.util.UUID.fromString(x.uuid())));
+        return anonPerson.compose(anon -> overrides.resolve(request.projectId(), person, anon, request.anonDistinctId(), continuity))
+                .map(Optional::of)
+                .otherwise(Optional.empty());
     }
 
     /** The project's flag definitions, sorted by key (cached for {@link #DEFINITIONS_TTL}). */

@@ -59,8 +59,8 @@ public final class PersonsRoutes {
         final Optional<String> distinctId = Optional.ofNullable(ctx.queryParams().get("distinct_id")).filter(s -> !s.isEmpty());
         final PersonQuery query = new PersonQuery(Optional.ofNullable(ctx.queryParams().get("search")), page.limit(), page.offset());
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(v -> distinctId.isPresent()
-                        ? persons.byDistinctId(projectId, distinctId.get()).map(p -> query.run(p.map(List::of).orElse(List.of())))
+                .compose(project -> distinctId.isPresent()
+                        ? persons.byDistinctId(projectId, project.apiToken(), distinctId.get()).map(p -> query.run(p.map(List::of).orElse(List.of())))
                         : persons.list(projectId, query))
                 .onSuccess(result -> Responses.json(ctx, 200,
                         page.envelope(ctx, result.count(), result.results().stream().map(PersonsRoutes::person).toList())))

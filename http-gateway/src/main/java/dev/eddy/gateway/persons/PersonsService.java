@@ -1,5 +1,6 @@
 package dev.eddy.gateway.persons;
 
+import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonQuery;
@@ -16,15 +17,20 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Persons and groups as the topology's stores hold them, by interactive query: persons from the {@code persons}
- * store (distinct ids through {@code distinct-ids}), groups from the global {@code groups-global} store.
+ * store (distinct ids through {@code distinct-ids}), each key read on the instance that owns it ({@link KeyReads});
+ * lists scan this instance's partitions; groups come from the global {@code groups-global} store.
  */
 public final class PersonsService {
     private static final StringSerializer KEYS = new StringSerializer();
 
-    private final LocalStores stores;
+    private static final int MAX_MERGE_HOPS = 64;
 
-    public PersonsService(final LocalStores stores) {
+    private final LocalStores stores;
+    private final KeyReads reads;
+
+    public PersonsService(final LocalStores stores, final KeyReads reads) {
         this.stores = stores;
+        this.reads = reads;
     }
 
     /** One page of the project's persons, newest first. */
@@ -39,39 +45,38 @@ public final class PersonsService {
                 });
     }
 
-    /** The person a distinct id resolves to, if any: both stores read in one blocking call. */
-    public Future<Optional<PersonState>> byDistinctId(final long projectId, final String distinctId) {
-        return stores.readAll(java.util.List.of(StoreNames.DISTINCT_IDS, StoreNames.PERSONS), reader -> {
-            final String person = reader.store(StoreNames.DISTINCT_IDS, QueryableStoreTypes.<String, String>keyValueStore())
-                    .get(projectId + ":" + distinctId);
-            if (person == null) {
-                return Optional.<PersonState>empty();
-            }
-            return follow(reader.store(StoreNames.PERSONS, QueryableStoreTypes.<String, PersonState>keyValueStore()), projectId, person);
-        });
+    /**
+     * The person a distinct id resolves to, if any. The distinct id is read where it lives (its partition follows
+     * {@code token:distinct_id}, the ingest key), then the person where it lives.
+     *
+     * @param token the project's API token, part of the distinct id's routing key
+     */
+    public Future<Optional<PersonState>> byDistinctId(final long projectId, final String token, final String distinctId) {
+        return reads.get(KeyReads.DISTINCT_IDS, token + ":" + distinctId, projectId + ":" + distinctId)
+                .compose(uuid -> uuid.isEmpty() ? Future.succeededFuture(Optional.<PersonState>empty()) : follow(projectId, uuid.get(), 0));
     }
 
     /** The person with this uuid; empty when there is none or it was merged away. */
     public Future<Optional<PersonState>> byUuid(final long projectId, final String uuid) {
-        return stores.query(StoreNames.PERSONS, QueryableStoreTypes.<String, PersonState>keyValueStore(), false,
-                (ReadOnlyKeyValueStore<String, PersonState> persons) -> Optional.ofNullable(persons.get(projectId + ":" + uuid))
-                        .filter(p -> p.mergedInto() == null));
+        final String key = projectId + ":" + uuid;
+        return reads.get(KeyReads.PERSONS, key, key).map(p -> p.filter(person -> person.mergedInto() == null));
     }
 
-    /** Follows merged-away persons to the one that holds them now (a distinct id may not be remapped yet). */
-    private static Optional<PersonState> follow(final ReadOnlyKeyValueStore<String, PersonState> persons, final long projectId,
-                                                final String uuid) {
-        PersonState person = persons.get(projectId + ":" + uuid);
-        // Merges form a forest: the chain ends; the bound only guards against a corrupt store.
-        for (int hops = 0; person != null && person.mergedInto() != null && hops < 64; hops++) {
-            person = persons.get(projectId + ":" + person.mergedInto());
-        }
-        return Optional.ofNullable(person).filter(p -> p.mergedInto() == null);
+    /**
+     * Follows merged-away persons to the one that holds them now (a distinct id may not be remapped yet). Merges
+     * form a forest, so the chain ends; the bound only guards against a corrupt store.
+     */
+    private Future<Optional<PersonState>> follow(final long projectId, final String uuid, final int hops) {
+        final String key = projectId + ":" + uuid;
+        return reads.get(KeyReads.PERSONS, key, key).compose(person -> {
+            if (person.isPresent() && person.get().mergedInto() != null && hops < MAX_MERGE_HOPS) {
+                return follow(projectId, person.get().mergedInto(), hops + 1);
+            }
+            return Future.succeededFuture(person.filter(p -> p.mergedInto() == null));
+        });
     }
 
     public Future<Optional<GroupState>> group(final long projectId, final int groupTypeIndex, final String groupKey) {
-        return stores.query(StoreNames.GROUPS_GLOBAL, QueryableStoreTypes.<String, GroupState>keyValueStore(), true,
-                (ReadOnlyKeyValueStore<String, GroupState> groups) ->
-                        Optional.ofNullable(groups.get(GroupState.key(projectId, groupTypeIndex, groupKey))));
+        return reads.getGlobal(StoreNames.GROUPS_GLOBAL, GroupState.key(projectId, groupTypeIndex, groupKey));
     }
 }

