@@ -2,6 +2,8 @@ package dev.eddy.gateway.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.persons.PersonsService;
@@ -19,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -35,19 +38,24 @@ public final class FlagsService {
     private static final StringSerializer KEYS = new StringSerializer();
 
     /**
-     * How long a project's parsed definitions and group types are reused: every request would otherwise scan and parse
-     * all of them. A changed flag is answered within this long after it reached the store.
+     * How long a project's parsed definitions and group types are reused before they are read again: every request
+     * would otherwise scan and parse all of them. The read happens in the background while requests keep the
+     * previous copy, so a changed flag is answered within about this long after it reached the store.
      */
     private static final java.time.Duration DEFINITIONS_TTL = java.time.Duration.ofSeconds(1);
+    /** A project nobody asked about for this long is dropped from the caches. */
+    private static final java.time.Duration IDLE_PROJECT = java.time.Duration.ofMinutes(10);
 
     private final LocalStores stores;
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
     private final HashKeyOverrides overrides;
-    private final com.github.benmanes.caffeine.cache.AsyncCache<Long, List<FlagDefinition>> definitionCache =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
-    private final com.github.benmanes.caffeine.cache.AsyncCache<Long, Map<Integer, String>> groupTypeCache =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().expireAfterWrite(DEFINITIONS_TTL).maximumSize(10_000).buildAsync();
+    private final AsyncLoadingCache<Long, List<FlagDefinition>> definitionCache = Caffeine.newBuilder()
+            .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
+            .buildAsync((id, executor) -> loadDefinitions(id).toCompletionStage().toCompletableFuture());
+    private final AsyncLoadingCache<Long, Map<Integer, String>> groupTypeCache = Caffeine.newBuilder()
+            .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
+            .buildAsync((id, executor) -> loadGroupTypes(id).toCompletionStage().toCompletableFuture());
 
     /** @param overrides the continuity flags' hash keys */
     public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository,
@@ -161,9 +169,7 @@ public final class FlagsService {
 
     /** The project's flag definitions, sorted by key (cached for {@link #DEFINITIONS_TTL}). */
     private Future<List<FlagDefinition>> definitions(final long projectId) {
-        final io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
-        return Future.fromCompletionStage(definitionCache.get(projectId, (id, executor) ->
-                loadDefinitions(id).toCompletionStage().toCompletableFuture()), context);
+        return cached(definitionCache.get(projectId));
     }
 
     private Future<List<FlagDefinition>> loadDefinitions(final long projectId) {
@@ -182,9 +188,15 @@ public final class FlagsService {
 
     /** The project's group type indexes to names (cached for {@link #DEFINITIONS_TTL}). */
     public Future<Map<Integer, String>> groupTypes(final long projectId) {
-        final io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
-        return Future.fromCompletionStage(groupTypeCache.get(projectId, (id, executor) ->
-                loadGroupTypes(id).toCompletionStage().toCompletableFuture()), context);
+        return cached(groupTypeCache.get(projectId));
+    }
+
+    /** A cached value at once (the usual case), else once loaded, back on the caller's context. */
+    private static <T> Future<T> cached(final CompletableFuture<T> value) {
+        if (value.isDone() && !value.isCompletedExceptionally()) {
+            return Future.succeededFuture(value.join());
+        }
+        return Future.fromCompletionStage(value, io.vertx.core.Vertx.currentContext());
     }
 
     private Future<Map<Integer, String>> loadGroupTypes(final long projectId) {
