@@ -132,7 +132,7 @@ public final class DecideBenchmark {
             while (sent.get() < total && start + sent.get() * interval <= now) {
                 final long due = start + sent.get() * interval;
                 final String payload = decideBody((int) sent.getAndIncrement());
-                http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/flags/?v=2").setIdleTimeout(REQUEST_TIMEOUT_MS))
+                http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/flags/?v=2").setConnectTimeout(REQUEST_TIMEOUT_MS).setIdleTimeout(REQUEST_TIMEOUT_MS))
                         .compose(req -> req.putHeader("Content-Type", "application/json").send(payload))
                         .compose(resp -> resp.body().map(resp.statusCode()))
                         .onComplete(result -> {
@@ -166,8 +166,8 @@ public final class DecideBenchmark {
         }
         final long t0 = System.nanoTime();
         final String payload = body.apply(sequence);
-        // A request that gets no answer within the timeout counts as failed instead of stalling its client.
-        http.request(new RequestOptions().setMethod(method).setURI(path).setIdleTimeout(REQUEST_TIMEOUT_MS))
+        // A request that gets no connection or no answer within the timeout counts as failed instead of stalling its client.
+        http.request(new RequestOptions().setMethod(method).setURI(path).setConnectTimeout(REQUEST_TIMEOUT_MS).setIdleTimeout(REQUEST_TIMEOUT_MS))
                 .compose(req -> payload == null ? req.send() : req.putHeader("Content-Type", "application/json").send(payload))
                 .compose(resp -> resp.body().map(resp.statusCode()))
                 .onComplete(result -> {
