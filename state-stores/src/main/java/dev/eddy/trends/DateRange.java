@@ -4,9 +4,11 @@ import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -15,13 +17,15 @@ import java.util.function.Supplier;
  * time zone:
  * <ul>
  *   <li>{@code date_from}: absent is the start of the day seven days ago; {@code all} is the project's earliest
- *   event; an absolute or relative value is taken as given and then moved to the start of its bucket, except a
- *   relative value with an hourly interval, or counted in hours with a daily one ({@code -24h}), which stays exact;</li>
- *   <li>{@code date_to}: absent is now; relative values are truncated (to the hour for hour units, else the day);
- *   for day, week and month intervals the end extends to the end of that day, so the current partial bucket counts;
- *   for an hourly interval a relative or absent end extends to the end of its hour;</li>
- *   <li>buckets start at the bucket of {@code from} (weeks on the project's week start day) and follow each other
- *   up to {@code to}.</li>
+ *   event; a relative value is truncated to its hour (hour units) or day; events then count from the start of that
+ *   hour, day or month (weeks: day, so the first week holds only the days from {@code date_from} on), except that a
+ *   relative start stays as truncated with an hourly interval, or with a daily one when counted in hours
+ *   ({@code -24h});</li>
+ *   <li>{@code date_to}: absent is now; for day, week and month intervals the end extends to the end of its day, so
+ *   the current partial bucket counts; for an hourly interval a relative or absent end extends to the end of its
+ *   hour, an absolute one is taken as given;</li>
+ *   <li>buckets start at the bucket of {@code date_from} (weeks on the project's week start day, so the first
+ *   week's bucket may start before it) and follow each other up to {@code to}.</li>
  * </ul>
  *
  * @param from first instant included
@@ -31,6 +35,14 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
     /** Without {@code date_from}, PostHog looks this many days back. */
     public static final int DEFAULT_DAYS = 7;
     private static final long LAST_NANO = 999_999_000L;
+    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT);
+    private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
+    // PostHog's labels use English month abbreviations (strftime %b).
+    private static final DateTimeFormatter DAY_LABEL = DateTimeFormatter.ofPattern("d-MMM-yyyy", Locale.ENGLISH);
+    private static final DateTimeFormatter HOUR_LABEL = DateTimeFormatter.ofPattern("d-MMM HH:mm", Locale.ENGLISH);
+    private static final DateTimeFormatter MONTH_LABEL = DateTimeFormatter.ofPattern("MMM yyyy", Locale.ENGLISH);
+    private static final DateTimeFormatter DAY_MONTH = DateTimeFormatter.ofPattern("d-MMM", Locale.ENGLISH);
+    private static final DateTimeFormatter DAY_OF_MONTH_MONTH = DateTimeFormatter.ofPattern("d MMM", Locale.ENGLISH);
 
     public DateRange {
         if (to.isBefore(from)) {
@@ -54,13 +66,32 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
         if (given.isEmpty()) {
             from = current.truncatedTo(ChronoUnit.DAYS).minusDays(DEFAULT_DAYS);
         } else if ("all".equalsIgnoreCase(given.get().trim())) {
-            from = interval.startOf(earliest.get().orElse(now).atZone(zone), weekStart);
+            from = lowerBound(interval, earliest.get().orElse(now).atZone(zone));
         } else {
             final DateExpression start = DateExpression.parse(given.get(), zone, current);
-            final boolean exact = start.isRelative() && (interval == Interval.HOUR || interval == Interval.DAY && start.inHours());
-            from = exact ? start.time() : interval.startOf(start.time(), weekStart);
+            if (start.isRelative()) {
+                // A relative start is truncated to its hour (when counted in hours) or day, then kept exact where
+                // the interval is finer than its unit.
+                final ZonedDateTime truncated = start.time().truncatedTo(start.inHours() ? ChronoUnit.HOURS : ChronoUnit.DAYS);
+                final boolean exact = interval == Interval.HOUR || interval == Interval.DAY && start.inHours();
+                from = exact ? truncated : lowerBound(interval, truncated);
+            } else {
+                from = lowerBound(interval, start.time());
+            }
         }
         return new DateRange(from, to, interval, weekStart);
+    }
+
+    /**
+     * Where events start to count for a start of {@code start}: the start of its hour, day or month; for weeks the
+     * start of its day, so the first week's bucket holds only the days from {@code start} on.
+     */
+    private static ZonedDateTime lowerBound(final Interval interval, final ZonedDateTime start) {
+        return switch (interval) {
+            case HOUR -> start.truncatedTo(ChronoUnit.HOURS);
+            case DAY, WEEK -> start.truncatedTo(ChronoUnit.DAYS);
+            case MONTH -> start.truncatedTo(ChronoUnit.DAYS).withDayOfMonth(1);
+        };
     }
 
     private static ZonedDateTime end(final Optional<String> dateTo, final Interval interval, final ZoneId zone,
@@ -70,7 +101,7 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
         if (dateTo.isPresent()) {
             final DateExpression end = DateExpression.parse(dateTo.get(), zone, now);
             relative = end.isRelative();
-            to = !relative ? end.time() : end.inHours() ? end.time().truncatedTo(ChronoUnit.HOURS) : end.time().truncatedTo(ChronoUnit.DAYS);
+            to = end.time();
         }
         if (interval != Interval.HOUR) {
             return to.truncatedTo(ChronoUnit.DAYS).withHour(23).withMinute(59).withSecond(59).withNano((int) LAST_NANO);
@@ -85,6 +116,47 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
             starts.add(start);
         }
         return starts;
+    }
+
+    /** A bucket as PostHog's {@code days} list names it: {@code 2020-01-09}, or {@code 2020-01-09 13:00:00} by hour. */
+    public String day(final ZonedDateTime bucket) {
+        return (interval == Interval.HOUR ? HOUR_DAY : DAY).format(bucket);
+    }
+
+    /**
+     * A bucket as PostHog's {@code labels} name it: {@code 9-Jan-2020} by day, {@code 9-Jan 13:00} by hour,
+     * {@code Jan 2020} by month; a week is its days within the range: {@code 8–14 Jun}, {@code 27-Apr – 3-May},
+     * {@code 29-Dec-2024 – 4-Jan-2025}, or one day {@code 28-Dec-2019}.
+     */
+    public String label(final ZonedDateTime bucket) {
+        return switch (interval) {
+            case HOUR -> HOUR_LABEL.format(bucket);
+            case DAY -> DAY_LABEL.format(bucket);
+            case MONTH -> MONTH_LABEL.format(bucket);
+            case WEEK -> {
+                final java.time.LocalDate weekStart = interval.startOf(bucket, this.weekStart).toLocalDate();
+                final java.time.LocalDate start = max(weekStart, from.toLocalDate());
+                final java.time.LocalDate end = max(min(weekStart.plusDays(6), to.toLocalDate()), start);
+                if (start.equals(end)) {
+                    yield DAY_LABEL.format(start);
+                }
+                if (start.getYear() != end.getYear()) {
+                    yield DAY_LABEL.format(start) + " \u2013 " + DAY_LABEL.format(end);
+                }
+                if (start.getMonth() != end.getMonth()) {
+                    yield DAY_MONTH.format(start) + " \u2013 " + DAY_MONTH.format(end);
+                }
+                yield start.getDayOfMonth() + "\u2013" + DAY_OF_MONTH_MONTH.format(end);
+            }
+        };
+    }
+
+    private static java.time.LocalDate max(final java.time.LocalDate a, final java.time.LocalDate b) {
+        return a.isAfter(b) ? a : b;
+    }
+
+    private static java.time.LocalDate min(final java.time.LocalDate a, final java.time.LocalDate b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /** Whether an event at {@code time} is inside the range. */

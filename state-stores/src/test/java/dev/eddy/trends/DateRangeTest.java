@@ -36,17 +36,22 @@ class DateRangeTest {
     }
 
     @Test
-    void hoursStayExactWithHourlyAndDailyIntervals() {
+    void hoursCountFromTheirHourWithHourlyAndDailyIntervals() {
         final DateRange hourly = range("-24h", null, Interval.HOUR);
-        assertThat(hourly.from()).isEqualTo(utc("2020-01-09T12:34:56"));
+        assertThat(hourly.from()).isEqualTo(utc("2020-01-09T12:00:00"));
         assertThat(hourly.to()).as("the current hour counts").isEqualTo(utc("2020-01-10T12:59:59.999999"));
         assertThat(hourly.buckets()).hasSize(25).first().isEqualTo(utc("2020-01-09T12:00:00"));
-        assertThat(hourly.contains(Instant.parse("2020-01-09T12:30:00Z"))).as("before the exact start").isFalse();
-        assertThat(hourly.bucketOf(Instant.parse("2020-01-09T12:40:00Z"))).isZero();
+        assertThat(hourly.contains(Instant.parse("2020-01-09T11:59:59Z"))).isFalse();
+        assertThat(hourly.bucketOf(Instant.parse("2020-01-09T12:00:00Z"))).isZero();
 
         final DateRange daily = range("-24h", null, Interval.DAY);
-        assertThat(daily.from()).isEqualTo(utc("2020-01-09T12:34:56"));
+        assertThat(daily.from()).as("not moved to the start of the day").isEqualTo(utc("2020-01-09T12:00:00"));
+        assertThat(daily.contains(Instant.parse("2020-01-09T08:00:00Z"))).isFalse();
         assertThat(daily.buckets()).containsExactly(utc("2020-01-09T00:00:00"), utc("2020-01-10T00:00:00"));
+
+        assertThat(range("-7d", null, Interval.HOUR).from()).as("days truncate to the day").isEqualTo(utc("2020-01-03T00:00:00"));
+        assertThat(range("-3d", "-2d", Interval.HOUR).to()).as("a relative hourly end: the end of its hour")
+                .isEqualTo(utc("2020-01-08T12:59:59.999999"));
     }
 
     @Test
@@ -77,6 +82,8 @@ class DateRangeTest {
     @Test
     void weeksStartOnTheProjectsDayAndMonthsOnTheFirst() {
         final DateRange sunday = range("2020-01-08", "2020-01-20", Interval.WEEK);
+        assertThat(sunday.from()).as("the first week counts from date_from's day").isEqualTo(utc("2020-01-08T00:00:00"));
+        assertThat(sunday.contains(Instant.parse("2020-01-06T10:00:00Z"))).isFalse();
         assertThat(sunday.buckets()).containsExactly(utc("2020-01-05T00:00:00"), utc("2020-01-12T00:00:00"),
                 utc("2020-01-19T00:00:00"));
         final DateRange monday = DateRange.resolve(Optional.of("2020-01-08"), Optional.of("2020-01-20"), Interval.WEEK, UTC,
@@ -86,9 +93,34 @@ class DateRangeTest {
         assertThat(monday.bucketOf(Instant.parse("2020-01-19T23:00:00Z"))).isEqualTo(1);
 
         final DateRange months = range("2019-11-15", "2020-01-02", Interval.MONTH);
-        assertThat(months.from()).isEqualTo(utc("2019-11-01T00:00:00"));
+        assertThat(months.from()).as("the first month counts whole").isEqualTo(utc("2019-11-01T00:00:00"));
         assertThat(months.buckets()).hasSize(3);
         assertThat(months.bucketOf(Instant.parse("2019-12-31T23:59:59Z"))).isEqualTo(1);
+    }
+
+    @Test
+    void bucketsAreNamedAsPostHogNamesThem() {
+        final DateRange weeks = range("2020-10-29", "2020-11-24", Interval.WEEK);
+        assertThat(weeks.buckets().stream().map(weeks::day))
+                .containsExactly("2020-10-25", "2020-11-01", "2020-11-08", "2020-11-15", "2020-11-22");
+        assertThat(weeks.buckets().stream().map(weeks::label))
+                .containsExactly("29\u201331 Oct", "1\u20137 Nov", "8\u201314 Nov", "15\u201321 Nov", "22\u201324 Nov");
+        final DateRange lastDay = range("2020-10-31", "2020-11-10", Interval.WEEK);
+        assertThat(lastDay.label(lastDay.buckets().get(0))).as("one day of the first week").isEqualTo("31-Oct-2020");
+        final DateRange acrossMonths = range("2020-04-20", "2020-05-10", Interval.WEEK);
+        assertThat(acrossMonths.label(acrossMonths.buckets().get(1))).isEqualTo("26-Apr \u2013 2-May");
+        final DateRange acrossYears = range("2024-12-20", "2025-01-10", Interval.WEEK);
+        assertThat(acrossYears.label(acrossYears.buckets().get(1))).isEqualTo("22\u201328 Dec");
+        assertThat(acrossYears.label(acrossYears.buckets().get(2))).isEqualTo("29-Dec-2024 \u2013 4-Jan-2025");
+
+        final DateRange days = range("2020-01-09", "2020-01-10", Interval.DAY);
+        assertThat(days.day(days.buckets().get(0))).isEqualTo("2020-01-09");
+        assertThat(days.label(days.buckets().get(0))).isEqualTo("9-Jan-2020");
+        final DateRange hours = range("-2h", null, Interval.HOUR);
+        assertThat(hours.day(hours.buckets().get(0))).isEqualTo("2020-01-10 10:00:00");
+        assertThat(hours.label(hours.buckets().get(0))).isEqualTo("10-Jan 10:00");
+        final DateRange months = range("2019-09-03", null, Interval.MONTH);
+        assertThat(months.buckets().stream().map(months::label)).containsExactly("Sep 2019", "Oct 2019", "Nov 2019", "Dec 2019", "Jan 2020");
     }
 
     @Test
