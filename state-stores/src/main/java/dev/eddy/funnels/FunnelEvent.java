@@ -1,0 +1,61 @@
+package dev.eddy.funnels;
+
+import java.util.Arrays;
+
+/**
+ * One event of an actor, as a funnel sees it: when it happened, which steps it matches and which exclusion gaps it
+ * falls in. An event may match no step at all: a strict funnel still sees it, and it breaks the sequence.
+ *
+ * @param timeMicros when, in microseconds since the epoch
+ * @param uuid       the event's uuid (an event fills a step of an attempt at most once)
+ * @param steps      the 0-based steps it matches
+ * @param exclusions the gaps {@code g} it is excluded in: an attempt that reached step {@code g} but not yet step
+ *                   {@code g + 1}, within the window, is tainted by it
+ */
+public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclusions) {
+
+    public FunnelEvent {
+        steps = steps.clone();
+        exclusions = exclusions.clone();
+    }
+
+    public static FunnelEvent of(final long timeMicros, final String uuid, final int... steps) {
+        return new FunnelEvent(timeMicros, uuid, steps, new int[0]);
+    }
+
+    boolean sameMatchesAs(final FunnelEvent other) {
+        return Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
+    }
+
+    boolean matches(final int step) {
+        for (final int s : steps) {
+            if (s == step) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int[] sorted(final int[] values) {
+        final int[] copy = values.clone();
+        Arrays.sort(copy);
+        return copy;
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+        return o instanceof FunnelEvent other && timeMicros == other.timeMicros && uuid.equals(other.uuid)
+                && Arrays.equals(steps, other.steps) && Arrays.equals(exclusions, other.exclusions);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * Long.hashCode(timeMicros) + uuid.hashCode()) + Arrays.hashCode(steps) * 7 + Arrays.hashCode(exclusions);
+    }
+
+    @Override
+    public String toString() {
+        return "FunnelEvent[" + timeMicros + ", " + uuid + ", steps=" + Arrays.toString(steps) + ", exclusions="
+                + Arrays.toString(exclusions) + "]";
+    }
+}

@@ -1,0 +1,184 @@
+package dev.eddy.funnels;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * How far one actor gets through an ordered or strict funnel, as PostHog's funnel aggregation computes it.
+ *
+ * <p>Every event can start an attempt. An attempt reaches step {@code k} with an event matching it at or after its
+ * step {@code k - 1}, no later than the conversion window after its first step (inclusive). Per number of steps
+ * completed one attempt goes on: the one that reached it last (the latest start has the most window left); the
+ * actor's result is the first attempt to get furthest, and its step times give the conversion times. An exclusion event inside the window taints the attempt
+ * that is between the exclusion's steps; an actor whose furthest attempt is tainted leaves the funnel entirely. In
+ * a strict funnel every event the actor sent counts, and one that is not the next step ends the attempts in
+ * progress. Events with the same timestamp are taken together: matching different steps, they may fill several
+ * steps of one attempt (in step order), and exclusions at that instant are ignored.
+ */
+public final class OrderedFunnel {
+    private final int steps;
+    private final long windowMicros;
+    private final boolean strict;
+
+    /**
+     * @param steps        number of steps (2 or more)
+     * @param windowMicros conversion window, measured from the first step, inclusive
+     * @param strict       whether any event that is not the next step ends an attempt
+     */
+    public OrderedFunnel(final int steps, final long windowMicros, final boolean strict) {
+        if (steps < 1) {
+            throw new IllegalArgumentException("a funnel has at least one step");
+        }
+        this.steps = steps;
+        this.windowMicros = windowMicros;
+        this.strict = strict;
+    }
+
+    /** One attempt: when it started, the time and event of each step it completed, whether an exclusion hit it. */
+    private static final class Attempt {
+        final long start;
+        final List<Long> times;
+        final List<String> uuids;
+        boolean excluded;
+
+        Attempt(final long start, final List<Long> times, final List<String> uuids, final boolean excluded) {
+            this.start = start;
+            this.times = times;
+            this.uuids = uuids;
+            this.excluded = excluded;
+        }
+
+        Attempt plus(final long time, final String uuid) {
+            final List<Long> t = new ArrayList<>(times);
+            t.add(time);
+            final List<String> u = new ArrayList<>(uuids);
+            u.add(uuid);
+            return new Attempt(start, t, u, excluded);
+        }
+    }
+
+    /**
+     * @param events the actor's events in timestamp order
+     */
+    public FunnelOutcome evaluate(final List<FunnelEvent> events) {
+        final Attempt[] entered = new Attempt[steps + 1];
+        final Attempt[] furthest = {null};
+        final int[] furthestStep = {0};
+        int i = 0;
+        while (i < events.size() && entered[steps] == null) {
+            // The events that share this timestamp.
+            int j = i + 1;
+            while (j < events.size() && events.get(j).timeMicros() == events.get(i).timeMicros()) {
+                j++;
+            }
+            final List<FunnelEvent> group = events.subList(i, j);
+            final long time = events.get(i).timeMicros();
+            entered[0] = new Attempt(time, List.of(), List.of(), false);
+            final boolean alike = group.stream().allMatch(e -> e.sameMatchesAs(group.get(0)));
+            if (alike) {
+                for (final FunnelEvent event : group) {
+                    process(event, encoded(event), entered, furthest, furthestStep, false);
+                    if (strict) {
+                        for (int s = 1; s <= steps; s++) {
+                            if (!event.matches(s - 1)) {
+                                entered[s] = null;
+                            }
+                        }
+                    }
+                    if (entered[steps] != null) {
+                        break;
+                    }
+                }
+            } else {
+                // Each step of each event on its own, lowest step first, so one instant can fill several steps.
+                final List<int[]> pseudo = new ArrayList<>();
+                for (int e = 0; e < group.size(); e++) {
+                    for (final int s : group.get(e).steps()) {
+                        pseudo.add(new int[] {s + 1, e});
+                    }
+                }
+                pseudo.sort((a, b) -> Integer.compare(a[0], b[0]));
+                for (final int[] p : pseudo) {
+                    process(group.get(p[1]), new int[] {p[0]}, entered, furthest, furthestStep, true);
+                }
+            }
+            i = j;
+        }
+        if (furthestStep[0] == 0) {
+            return FunnelOutcome.NOT_ENTERED;
+        }
+        if (furthest[0].excluded) {
+            return FunnelOutcome.EXCLUDED;
+        }
+        final List<Long> times = furthest[0].times;
+        final double[] timings = new double[times.size() - 1];
+        for (int k = 1; k < times.size(); k++) {
+            timings[k - 1] = (times.get(k) - times.get(k - 1)) / 1_000_000.0;
+        }
+        return FunnelOutcome.reached(furthestStep[0] - 1, timings);
+    }
+
+    /**
+     * PostHog's encoding of what an event matches: 1-based steps as positive numbers, the exclusion of gap
+     * {@code g} as {@code -(g + 2)}; taken in descending order, so one event never fills two consecutive steps.
+     */
+    private static int[] encoded(final FunnelEvent event) {
+        final int[] codes = new int[event.steps().length + event.exclusions().length];
+        int n = 0;
+        for (final int s : event.steps()) {
+            codes[n++] = s + 1;
+        }
+        for (final int g : event.exclusions()) {
+            codes[n++] = -(g + 2);
+        }
+        Arrays.sort(codes);
+        for (int a = 0, b = codes.length - 1; a < b; a++, b--) {
+            final int t = codes[a];
+            codes[a] = codes[b];
+            codes[b] = t;
+        }
+        return codes;
+    }
+
+    private void process(final FunnelEvent event, final int[] codes, final Attempt[] entered, final Attempt[] furthest,
+                         final int[] furthestStep, final boolean together) {
+        final long time = event.timeMicros();
+        for (final int code : codes) {
+            final boolean exclusion = code < 0;
+            final int step = Math.abs(code);
+            if (step > steps) {
+                continue;
+            }
+            final Attempt previous = entered[step - 1];
+            if (previous == null || time - previous.start > windowMicros) {
+                continue;
+            }
+            if (entered[step] != null && entered[step].start == previous.start) {
+                // This attempt already has that step; its earliest time stays.
+                continue;
+            }
+            if (exclusion) {
+                if (together) {
+                    continue;
+                }
+                previous.excluded = true;
+                if (furthestStep[0] == step - 1 && furthest[0] != null && time - furthest[0].start <= windowMicros) {
+                    furthest[0].excluded = true;
+                }
+                continue;
+            }
+            if (together && previous.uuids.contains(event.uuid())) {
+                continue;
+            }
+            final Attempt next = previous.plus(time, event.uuid());
+            if (!previous.excluded) {
+                entered[step] = next;
+            }
+            if (step > furthestStep[0] || step == furthestStep[0] && furthest[0].excluded) {
+                furthest[0] = next;
+                furthestStep[0] = step;
+            }
+        }
+    }
+}

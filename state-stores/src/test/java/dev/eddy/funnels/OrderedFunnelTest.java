@@ -1,0 +1,172 @@
+package dev.eddy.funnels;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Ordered and strict funnels on PostHog's own test cases (test_funnel.py, test_funnel_strict.py). */
+class OrderedFunnelTest {
+    private static final long DAY = Duration.ofDays(1).toNanos() / 1000;
+    private static final AtomicInteger UUIDS = new AtomicInteger();
+
+    @Test
+    void theWindowIsInclusiveAndMeasuredFromTheFirstStep() {
+        // test_funnel_conversion_window: 10 users convert after a day, 15 after nine; a 7-day window.
+        final Map<String, List<FunnelEvent>> actors = new LinkedHashMap<>();
+        for (int u = 0; u < 25; u++) {
+            actors.put("user" + u, List.of(at("2021-05-01T00:00:00Z", 0), at(u < 10 ? "2021-05-02T00:00:00Z" : "2021-05-10T00:00:00Z", 1)));
+        }
+        assertThat(counts(3, 7 * DAY, false, actors)).containsExactly(25L, 10L, 0L);
+
+        // Seconds: +10 s converts in a 15 s window, +20 s does not; exactly the window's length still does.
+        final Map<String, List<FunnelEvent>> seconds = new LinkedHashMap<>();
+        for (int u = 0; u < 25; u++) {
+            seconds.put("user" + u, List.of(at("2021-05-01T00:00:00Z", 0), at(u < 10 ? "2021-05-01T00:00:10Z" : "2021-05-01T00:00:20Z", 1)));
+        }
+        assertThat(counts(3, 15_000_000L, false, seconds)).containsExactly(25L, 10L, 0L);
+        assertThat(funnel(2, 10_000_000L, false).evaluate(List.of(at("2021-05-01T00:00:00Z", 0), at("2021-05-01T00:00:10Z", 1)))
+                .stepReached()).isEqualTo(1);
+    }
+
+    @Test
+    void anExclusionInsideTheWindowRemovesTheActor() {
+        // test_funnel_exclusion_no_end_event: [signup, paid], exclusion x between them, window one day.
+        final Map<String, List<FunnelEvent>> actors = new LinkedHashMap<>();
+        actors.put("p1", List.of(at("2021-05-01T01:00:00Z", 0), at("2021-05-01T02:00:00Z", 1)));
+        actors.put("p2", List.of(at("2021-05-01T03:00:00Z", 0), excluded("2021-05-01T03:30:00Z", 0), at("2021-05-01T04:00:00Z", 1)));
+        actors.put("p3", List.of(at("2021-05-01T05:00:00Z", 0), excluded("2021-05-01T06:00:00Z", 0)));
+        actors.put("p4", List.of(at("2021-05-01T07:00:00Z", 0), excluded("2021-05-02T08:00:00Z", 0)));
+        final OrderedFunnel funnel = funnel(2, DAY, false);
+        assertThat(funnel.evaluate(actors.get("p2"))).isEqualTo(FunnelOutcome.EXCLUDED);
+        assertThat(funnel.evaluate(actors.get("p3"))).isEqualTo(FunnelOutcome.EXCLUDED);
+        assertThat(funnel.evaluate(actors.get("p4")).stepReached()).as("the exclusion came after the window").isZero();
+        assertThat(counts(2, DAY, false, actors)).containsExactly(2L, 1L);
+
+        // test_excluded_after_time_expires: neither the exclusion nor step two is within 10 s.
+        assertThat(counts(2, 10_000_000L, false, Map.of("p", List.of(at("2021-05-01T00:00:00Z", 0),
+                excluded("2021-05-01T00:00:11Z", 0), at("2021-05-01T00:00:12Z", 1))))).containsExactly(1L, 0L);
+    }
+
+    @Test
+    void everyoneExcludedIsAnEmptyFunnel() {
+        assertThat(FunnelSteps.of(2, List.of(funnel(2, DAY, false).evaluate(List.of(at("2021-05-01T00:00:00Z", 0),
+                excluded("2021-05-01T01:00:00Z", 0)))))).isEmpty();
+    }
+
+    @Test
+    void strictFunnelsEndAnAttemptAtAnyOtherEvent() {
+        // test_basic_strict_funnel: [user signed up, $pageview, insight viewed]; -1 is an unrelated event.
+        final Map<String, List<FunnelEvent>> actors = new LinkedHashMap<>();
+        actors.put("p1", sequence(0));
+        actors.put("p2", sequence(1, 0));
+        actors.put("p3", sequence(0, 1, -1, 2));
+        actors.put("p4", sequence(2, -1, 1, 0));
+        actors.put("p5", sequence(1, 0, -1, 1, 2));
+        actors.put("p6", sequence(-1, 0, -1, 1));
+        actors.put("p7", sequence(-1, 0, 1, 2, -1));
+        actors.put("p8", sequence(2, 1));
+        final OrderedFunnel strict = funnel(3, 14 * DAY, true);
+        assertThat(counts(3, 14 * DAY, true, actors)).containsExactly(7L, 2L, 1L);
+        assertThat(strict.evaluate(actors.get("p3")).stepReached()).isEqualTo(1);
+        assertThat(strict.evaluate(actors.get("p7")).stepReached()).isEqualTo(2);
+        assertThat(strict.evaluate(actors.get("p8"))).isEqualTo(FunnelOutcome.NOT_ENTERED);
+        // The same events in an ordered funnel: the unrelated ones do not matter.
+        assertThat(funnel(3, 14 * DAY, false).evaluate(actors.get("p5")).stepReached()).isEqualTo(2);
+    }
+
+    @Test
+    void conversionTimesLeaveOutZeroSecondsAndTheFirstStep() {
+        // test_funnel_step_conversion_times (strict): 1 h and 2 h to step two, 2 h to step three.
+        final List<FunnelOutcome> outcomes = new ArrayList<>();
+        final OrderedFunnel strict = funnel(3, 14 * DAY, true);
+        outcomes.add(strict.evaluate(List.of(at("2021-05-02T00:00:00Z", 0), at("2021-05-02T01:00:00Z", 1))));
+        outcomes.add(strict.evaluate(List.of(at("2021-05-02T00:00:00Z", 0), at("2021-05-02T02:00:00Z", 1), at("2021-05-02T04:00:00Z", 2))));
+        final List<FunnelSteps.Step> steps = FunnelSteps.of(3, outcomes);
+        assertThat(steps.get(0).average()).isEmpty();
+        assertThat(steps.get(1).average()).contains(5400.0);
+        assertThat(steps.get(1).median()).contains(5400.0);
+        assertThat(steps.get(2).average()).contains(7200.0);
+        assertThat(steps.get(2).count()).isEqualTo(1);
+
+        // Two steps at the same instant: counted, but the zero-second conversion takes no part in the times.
+        final OrderedFunnel ordered = funnel(2, DAY, false);
+        final List<FunnelSteps.Step> instant = FunnelSteps.of(2, List.of(
+                ordered.evaluate(List.of(new FunnelEvent(0, "a", new int[] {0}, new int[0]), new FunnelEvent(0, "b", new int[] {1}, new int[0]))),
+                ordered.evaluate(List.of(at("2021-05-02T00:00:00Z", 0), at("2021-05-02T00:00:30Z", 1)))));
+        assertThat(instant.get(1).count()).isEqualTo(2);
+        assertThat(instant.get(1).average()).contains(30.0);
+    }
+
+    @Test
+    void aRepeatedStepNeedsTwoEvents() {
+        // [signup, signup]: one signup reaches step one only; two reach both (test_funnel_with_repeat_steps).
+        final OrderedFunnel funnel = funnel(2, 14 * DAY, false);
+        assertThat(funnel.evaluate(List.of(at("2021-05-01T00:00:00Z", 0, 1))).stepReached()).isZero();
+        assertThat(funnel.evaluate(List.of(at("2021-05-01T00:00:00Z", 0, 1), at("2021-05-01T01:00:00Z", 0, 1))).stepReached()).isEqualTo(1);
+        // Any-event funnel, three steps: actors with 1, 2, 2, 1 and 3 events.
+        final Map<String, List<FunnelEvent>> actors = new LinkedHashMap<>();
+        final int[] sizes = {1, 2, 2, 1, 3};
+        for (int a = 0; a < sizes.length; a++) {
+            final List<FunnelEvent> events = new ArrayList<>();
+            for (int e = 0; e < sizes[a]; e++) {
+                events.add(at("2021-05-01T0" + e + ":00:00Z", 0, 1, 2));
+            }
+            actors.put("a" + a, events);
+        }
+        assertThat(counts(3, 14 * DAY, false, actors)).containsExactly(5L, 3L, 1L);
+    }
+
+    @Test
+    void theLatestStartOfAStepIsTheOneThatGoesOn() {
+        // Two starts before the conversion: the later one is kept for step one, so its time counts.
+        final OrderedFunnel funnel = funnel(2, DAY, false);
+        final FunnelOutcome outcome = funnel.evaluate(List.of(at("2021-05-01T00:00:00Z", 0), at("2021-05-01T01:00:00Z", 0),
+                at("2021-05-01T02:00:00Z", 1)));
+        assertThat(outcome.timings()).containsExactly(3600.0);
+        // A start that cannot convert within the window is superseded by a later one that can.
+        final FunnelOutcome later = funnel.evaluate(List.of(at("2021-05-01T00:00:00Z", 0), at("2021-05-03T00:00:00Z", 0),
+                at("2021-05-03T05:00:00Z", 1)));
+        assertThat(later.stepReached()).isEqualTo(1);
+        assertThat(later.timings()).containsExactly(18000.0);
+    }
+
+    private static long[] counts(final int steps, final long window, final boolean strict, final Map<String, List<FunnelEvent>> actors) {
+        final OrderedFunnel funnel = funnel(steps, window, strict);
+        final List<FunnelSteps.Step> result = FunnelSteps.of(steps, actors.values().stream().map(funnel::evaluate).toList());
+        return result.stream().mapToLong(FunnelSteps.Step::count).toArray();
+    }
+
+    private static OrderedFunnel funnel(final int steps, final long window, final boolean strict) {
+        return new OrderedFunnel(steps, window, strict);
+    }
+
+    /** One event per minute matching the given steps (-1: none). */
+    private static List<FunnelEvent> sequence(final int... steps) {
+        final List<FunnelEvent> events = new ArrayList<>();
+        for (int i = 0; i < steps.length; i++) {
+            final long time = Instant.parse("2021-05-01T00:00:00Z").plusSeconds(60L * i).toEpochMilli() * 1000;
+            events.add(steps[i] < 0 ? new FunnelEvent(time, uuid(), new int[0], new int[0])
+                    : new FunnelEvent(time, uuid(), new int[] {steps[i]}, new int[0]));
+        }
+        return events;
+    }
+
+    private static FunnelEvent at(final String time, final int... steps) {
+        return new FunnelEvent(Instant.parse(time).toEpochMilli() * 1000, uuid(), steps, new int[0]);
+    }
+
+    private static FunnelEvent excluded(final String time, final int gap) {
+        return new FunnelEvent(Instant.parse(time).toEpochMilli() * 1000, uuid(), new int[0], new int[] {gap});
+    }
+
+    private static String uuid() {
+        return "e" + UUIDS.incrementAndGet();
+    }
+}
