@@ -1,0 +1,202 @@
+package dev.eddy.trends;
+
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One trend series' per-bucket aggregates over some of the events (one instance's partitions, say), per breakdown
+ * value. Partials of the same query {@link #merge} into the whole; {@link TrendSeries} turns the whole into PostHog's
+ * result items. Distinct-actor math keeps the actors themselves, so actors seen by several partials (groups) count
+ * once.
+ */
+public final class SeriesPartial {
+    private final TrendMath math;
+    private final DateRange range;
+    private final List<ZonedDateTime> buckets;
+    private final Map<String, Cell[]> cells = new HashMap<>();
+
+    /** One bucket's aggregate: whatever {@link #math} needs of it. */
+    static final class Cell {
+        long events;
+        double sum;
+        long numbers;
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        double[] values = new double[0];
+        int valueCount;
+        Set<String> actors;
+
+        void addValue(final double v) {
+            sum += v;
+            numbers++;
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+            if (valueCount == values.length) {
+                values = Arrays.copyOf(values, Math.max(8, values.length * 2));
+            }
+            values[valueCount++] = v;
+        }
+
+        void merge(final Cell other) {
+            events += other.events;
+            for (int i = 0; i < other.valueCount; i++) {
+                addValue(other.values[i]);
+            }
+            if (other.actors != null) {
+                if (actors == null) {
+                    actors = new HashSet<>();
+                }
+                actors.addAll(other.actors);
+            }
+        }
+    }
+
+    /**
+     * @param math  the math as applied with the range's interval ({@link TrendMath#forInterval})
+     * @param range the buckets
+     */
+    public SeriesPartial(final TrendMath math, final DateRange range) {
+        this.math = math.forInterval(range.interval());
+        this.range = range;
+        this.buckets = range.buckets();
+    }
+
+    public TrendMath math() {
+        return math;
+    }
+
+    public DateRange range() {
+        return range;
+    }
+
+    /**
+     * Adds one matching event. Weekly and monthly actives also take events from before the range (up to 7 or 30
+     * days), which count in the buckets whose window reaches back to them.
+     */
+    public void add(final TrendEvent event) {
+        if (math == TrendMath.WEEKLY_ACTIVE || math == TrendMath.MONTHLY_ACTIVE) {
+            addActive(event);
+            return;
+        }
+        final int bucket = range.bucketOf(event.timestamp());
+        if (bucket >= 0) {
+            addTo(event, bucket);
+        }
+    }
+
+    /**
+     * An event at (truncated) time {@code t} counts in every bucket {@code d} with {@code t <= d < t + L}: PostHog's
+     * window of the L days (hours are truncated to the hour by hour) ending at each bucket.
+     */
+    private void addActive(final TrendEvent event) {
+        if (event.timestamp().isAfter(range.to().toInstant())) {
+            return;
+        }
+        final ZonedDateTime local = event.timestamp().atZone(range.from().getZone());
+        final int days = math.activeDays();
+        final ZonedDateTime from = range.interval() == Interval.HOUR ? local.truncatedTo(ChronoUnit.HOURS) : local.truncatedTo(ChronoUnit.DAYS);
+        final ZonedDateTime until = range.interval() == Interval.HOUR ? from.plusHours(24L * days) : from.plusDays(days);
+        // Buckets are in time order: the first one at or after `from`, then each before `until`.
+        int b = java.util.Collections.binarySearch(buckets, from);
+        b = b >= 0 ? b : -b - 1;
+        for (; b < buckets.size() && buckets.get(b).isBefore(until); b++) {
+            addTo(event, b);
+        }
+    }
+
+    private void addTo(final TrendEvent event, final int bucket) {
+        final Cell cell = cells.computeIfAbsent(event.breakdown(), k -> newCells())[bucket];
+        cell.events++;
+        if (math.distinctActors()) {
+            if (cell.actors == null) {
+                cell.actors = new HashSet<>();
+            }
+            cell.actors.add(event.actor());
+        }
+        if (math.propertyValues() && event.value().isPresent()) {
+            cell.addValue(event.value().getAsDouble());
+        }
+    }
+
+    private Cell[] newCells() {
+        final Cell[] row = new Cell[buckets.size()];
+        for (int i = 0; i < row.length; i++) {
+            row[i] = new Cell();
+        }
+        return row;
+    }
+
+    /** Adds another partial of the same series and range into this one. */
+    public SeriesPartial merge(final SeriesPartial other) {
+        if (other.math != math || !other.range.equals(range)) {
+            throw new IllegalArgumentException("partials of different series do not merge");
+        }
+        other.cells.forEach((breakdown, row) -> {
+            final Cell[] mine = cells.computeIfAbsent(breakdown, k -> newCells());
+            for (int i = 0; i < row.length; i++) {
+                mine[i].merge(row[i]);
+            }
+        });
+        return this;
+    }
+
+    Map<String, Cell[]> cells() {
+        return cells;
+    }
+
+    List<ZonedDateTime> buckets() {
+        return buckets;
+    }
+
+    /** The math's value of one cell: 0 for a bucket without events, as in PostHog. */
+    double value(final Cell cell) {
+        return switch (math) {
+            case TOTAL -> cell.events;
+            case DAU, WEEKLY_ACTIVE, MONTHLY_ACTIVE, UNIQUE_GROUP -> cell.actors == null ? 0 : cell.actors.size();
+            case SUM -> cell.numbers == 0 ? 0 : cell.sum;
+            case AVG -> cell.numbers == 0 ? 0 : cell.sum / cell.numbers;
+            case MIN -> cell.numbers == 0 ? 0 : cell.min;
+            case MAX -> cell.numbers == 0 ? 0 : cell.max;
+            case MEDIAN, P75, P90, P95, P99 -> quantile(cell, math.quantile().getAsDouble());
+        };
+    }
+
+    /** ClickHouse's {@code quantile}: linear interpolation at (n − 1)·p of the sorted values. */
+    private static double quantile(final Cell cell, final double p) {
+        if (cell.valueCount == 0) {
+            return 0;
+        }
+        final double[] sorted = Arrays.copyOf(cell.values, cell.valueCount);
+        Arrays.sort(sorted);
+        final double position = (sorted.length - 1) * p;
+        final int lower = (int) Math.floor(position);
+        final int upper = Math.min(lower + 1, sorted.length - 1);
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
+    }
+
+    /** Per breakdown value, the actors' first buckets (for cumulative distinct-actor math). */
+    Map<String, long[]> firstAppearances() {
+        final Map<String, long[]> result = new HashMap<>();
+        cells.forEach((breakdown, row) -> {
+            final Set<String> seen = new HashSet<>();
+            final long[] counts = new long[row.length];
+            for (int i = 0; i < row.length; i++) {
+                if (row[i].actors != null) {
+                    for (final String actor : row[i].actors) {
+                        if (seen.add(actor)) {
+                            counts[i]++;
+                        }
+                    }
+                }
+            }
+            result.put(breakdown, counts);
+        });
+        return result;
+    }
+}
