@@ -7,6 +7,10 @@ package dev.eddy.stores;
 public final class StoreNames {
     /** Events per (project, hour, event name), summed across partitions by the query side. */
     public static final String TREND_ROLLUPS = "trend-rollups";
+    /** Each person's events in time order ({@code TimelineKeys} → {@code TimelineEvent}). */
+    public static final String EVENT_TIMELINES = "event-timelines";
+    /** {@code project:person} of a merged-away person → the person its timeline moved to. */
+    public static final String TIMELINE_REDIRECTS = "timeline-redirects";
 
     /** Identity: {@code project:distinct_id} to the uuid of its person. */
     public static final String DISTINCT_IDS = "distinct-ids";

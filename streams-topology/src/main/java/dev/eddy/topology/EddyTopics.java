@@ -36,6 +36,8 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param groupTypes      every project's group types (compacted), read into a global store
  * @param flagDefinitions every live feature flag's definition (compacted, {@code project:flag_key}; a tombstone
  *                        when deleted), written by the gateway, read into a global store
+ * @param timelineMoves   timeline events moving to another person's timeline after a merge, keyed
+ *                        {@code project:target_person_uuid}, each an encoded {@code TimelineEvent}
  */
 public record EddyTopics(
         Topic<String, CapturedEvent> ingest,
@@ -50,7 +52,8 @@ public record EddyTopics(
         Topic<String, PersonMerge> personMerges,
         Topic<String, GroupState> groupStates,
         Topic<String, GroupTypes> groupTypes,
-        Topic<String, JsonNode> flagDefinitions) {
+        Topic<String, JsonNode> flagDefinitions,
+        Topic<String, byte[]> timelineMoves) {
 
     public static final String INGEST = "events.ingest";
     public static final String HISTORICAL = "events.historical";
@@ -65,6 +68,7 @@ public record EddyTopics(
     public static final String GROUP_STATES = "groups.state";
     public static final String GROUP_TYPES = "groups.types";
     public static final String FLAG_DEFINITIONS = "flags.definitions";
+    public static final String TIMELINE_MOVES = "timelines.moves";
 
     public static EddyTopics of(final KafkaConfig kafka) {
         return new EddyTopics(
@@ -80,7 +84,8 @@ public record EddyTopics(
                 new Topic<>(kafka.topic(PERSON_MERGES), Serdes.String(), PersonSerdes.personMerge(), false),
                 new Topic<>(kafka.topic(GROUP_STATES), Serdes.String(), PersonSerdes.groupState(), true),
                 new Topic<>(kafka.topic(GROUP_TYPES), Serdes.String(), PersonSerdes.groupTypes(), true),
-                new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), new JsonSerde<>(JsonNode.class), true));
+                new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), new JsonSerde<>(JsonNode.class), true),
+                new Topic<>(kafka.topic(TIMELINE_MOVES), Serdes.String(), Serdes.ByteArray(), false));
     }
 
     private static Topic<String, CapturedEvent> events(final String name) {
@@ -90,6 +95,6 @@ public record EddyTopics(
     /** Every topic Eddy creates at start-up (Kafka Streams creates its own changelogs). */
     public List<Topic<?, ?>> all() {
         return List.of(ingest, historical, overflow, dlq, identityCommands, projectCommands, personCommands,
-                groupCommands, enriched, personMerges, groupStates, groupTypes, flagDefinitions);
+                groupCommands, enriched, personMerges, groupStates, groupTypes, flagDefinitions, timelineMoves);
     }
 }

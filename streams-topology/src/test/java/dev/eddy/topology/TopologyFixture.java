@@ -141,6 +141,24 @@ public final class TopologyFixture implements AutoCloseable {
         return live;
     }
 
+    /** The events in the timeline of the person with this uuid, in time order. */
+    public List<dev.eddy.timelines.TimelineEvent> timeline(final String personUuid) {
+        final KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> store = driver.getKeyValueStore(StoreNames.EVENT_TIMELINES);
+        final UUID person = UUID.fromString(personUuid);
+        final List<dev.eddy.timelines.TimelineEvent> events = new ArrayList<>();
+        try (KeyValueIterator<org.apache.kafka.common.utils.Bytes, byte[]> it = store.range(
+                dev.eddy.timelines.TimelineKeys.personStart(PROJECT, person), dev.eddy.timelines.TimelineKeys.personEnd(PROJECT, person))) {
+            it.forEachRemaining(kv -> events.add(dev.eddy.timelines.TimelineEvent.decode(kv.value)));
+        }
+        return events;
+    }
+
+    /** Pipes an enriched event straight into {@code events.enriched}, as a late delivery would arrive. */
+    public void sendEnriched(final EnrichedEvent event) {
+        driver.createInputTopic(topics.enriched().name(), topics.enriched().keySerde().serializer(),
+                topics.enriched().valueSerde().serializer()).pipeInput(event.key(), event, clock);
+    }
+
     public KeyValueStore<String, PersonState> persons() {
         return driver.getKeyValueStore(StoreNames.PERSONS);
     }

@@ -1,0 +1,118 @@
+package dev.eddy.timelines;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * One event in a person's timeline, in the compact form the {@code event-timelines} store keeps: what trends and
+ * funnels read (name, time, uuid, distinct id, group keys) plus the event's properties as the JSON bytes they
+ * arrived in, parsed only by queries that filter or break down on them.
+ *
+ * <p>Encoding (version 1): {@code [version][time micros: 8][uuid: 16][name][distinct id][group count]
+ * ([group index][group key])*[properties length: 4][properties JSON]}, strings as a 2-byte length and UTF-8. The
+ * value is self-contained, so a merge can move it to another person's timeline as it is.
+ *
+ * @param timeMicros event time, microseconds since the epoch
+ * @param groups     group type index to group key ({@code $groups} of the event)
+ * @param properties the event's properties, JSON
+ */
+public record TimelineEvent(long timeMicros, UUID uuid, String event, String distinctId, Map<Integer, String> groups,
+                            byte[] properties) {
+    private static final byte VERSION = 1;
+    private static final int MAX_STRING_BYTES = 0xFFFF;
+
+    public TimelineEvent {
+        Objects.requireNonNull(uuid, "uuid");
+        Objects.requireNonNull(event, "event");
+        Objects.requireNonNull(distinctId, "distinctId");
+        groups = Map.copyOf(groups);
+        properties = properties.clone();
+    }
+
+    public byte[] encode() {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + properties.length);
+        final ByteBuffer fixed = ByteBuffer.allocate(1 + 8 + 16);
+        fixed.put(VERSION).putLong(timeMicros).putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
+        out.writeBytes(fixed.array());
+        string(out, event);
+        string(out, distinctId);
+        out.write(groups.size());
+        for (final Map.Entry<Integer, String> g : new TreeMap<>(groups).entrySet()) {
+            out.write(g.getKey());
+            string(out, g.getValue());
+        }
+        out.writeBytes(ByteBuffer.allocate(4).putInt(properties.length).array());
+        out.writeBytes(properties);
+        return out.toByteArray();
+    }
+
+    /** @throws IllegalArgumentException on bytes that are not a version-1 timeline event */
+    public static TimelineEvent decode(final byte[] bytes) {
+        try {
+            final ByteBuffer in = ByteBuffer.wrap(bytes);
+            if (in.get() != VERSION) {
+                throw new IllegalArgumentException("unknown timeline event version");
+            }
+            final long time = in.getLong();
+            final UUID uuid = new UUID(in.getLong(), in.getLong());
+            final String event = string(in);
+            final String distinctId = string(in);
+            final int groupCount = in.get() & 0xFF;
+            final Map<Integer, String> groups = new TreeMap<>();
+            for (int i = 0; i < groupCount; i++) {
+                groups.put(in.get() & 0xFF, string(in));
+            }
+            final byte[] properties = new byte[in.getInt()];
+            in.get(properties);
+            return new TimelineEvent(time, uuid, event, distinctId, groups, properties);
+        } catch (final java.nio.BufferUnderflowException | NegativeArraySizeException e) {
+            throw new IllegalArgumentException("truncated timeline event", e);
+        }
+    }
+
+    /** Only the time of an encoded event, without decoding the rest. */
+    public static long timeOf(final byte[] bytes) {
+        return ByteBuffer.wrap(bytes, 1, 8).getLong();
+    }
+
+    private static void string(final ByteArrayOutputStream out, final String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > MAX_STRING_BYTES) {
+            // Event names and ids are bounded far below this by capture; cut rather than fail a whole timeline.
+            bytes = Arrays.copyOf(bytes, MAX_STRING_BYTES);
+        }
+        out.write(bytes.length >>> 8);
+        out.write(bytes.length & 0xFF);
+        out.writeBytes(bytes);
+    }
+
+    private static String string(final ByteBuffer in) {
+        final int length = ((in.get() & 0xFF) << 8) | (in.get() & 0xFF);
+        final byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+        return o instanceof TimelineEvent other && timeMicros == other.timeMicros && uuid.equals(other.uuid)
+                && event.equals(other.event) && distinctId.equals(other.distinctId) && groups.equals(other.groups)
+                && Arrays.equals(properties, other.properties);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(timeMicros, uuid, event, distinctId, groups) * 31 + Arrays.hashCode(properties);
+    }
+
+    @Override
+    public String toString() {
+        return "TimelineEvent[" + event + " at " + timeMicros + ", " + uuid + ", " + distinctId + "]";
+    }
+}
