@@ -6,29 +6,12 @@ import dev.eddy.events.CapturedEvent;
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.groups.GroupState;
 import dev.eddy.topology.TopologyFixture;
-import java.nio.file.Path;
+import dev.eddy.topology.TopologyTest;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Group types, $groupidentify and $groups, through the whole topology. */
-class GroupsTopologyTest {
-    @TempDir
-    Path stateDir;
-
-    private TopologyFixture t;
-
-    @BeforeEach
-    void setUp() {
-        t = new TopologyFixture(stateDir, Map.of());
-    }
-
-    @AfterEach
-    void tearDown() {
-        t.close();
-    }
+class GroupsTopologyTest extends TopologyTest {
 
     @Test
     void groupIdentifyCreatesTheGroupAndAssignsTheFirstTypeIndex() {

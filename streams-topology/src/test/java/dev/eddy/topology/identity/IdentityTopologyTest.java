@@ -8,32 +8,19 @@ import dev.eddy.events.EnrichedEvent;
 import dev.eddy.persons.PersonMerge;
 import dev.eddy.persons.PersonState;
 import dev.eddy.topology.TopologyFixture;
-import java.nio.file.Path;
+import dev.eddy.topology.TopologyTest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Identity resolution and PostHog's merge rules, through the whole topology. */
-class IdentityTopologyTest {
-    @TempDir
-    Path stateDir;
-
-    private TopologyFixture t;
-
-    @BeforeEach
-    void setUp() {
-        t = new TopologyFixture(stateDir, Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        t.close();
+class IdentityTopologyTest extends TopologyTest {
+    @Override
+    protected Map<String, String> env() {
+        return Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h");
     }
 
     @Test

@@ -8,31 +8,18 @@ import dev.eddy.events.EnrichedEvent;
 import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.topology.TopologyFixture;
-import java.nio.file.Path;
+import dev.eddy.topology.TopologyTest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Person timelines through the whole topology: time order, merges moving events, late events following. */
-class TimelineTopologyTest {
-    @TempDir
-    Path stateDir;
-
-    private TopologyFixture t;
-
-    @BeforeEach
-    void setUp() {
-        t = new TopologyFixture(stateDir, Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        t.close();
+class TimelineTopologyTest extends TopologyTest {
+    @Override
+    protected Map<String, String> env() {
+        return Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h");
     }
 
     @Test
