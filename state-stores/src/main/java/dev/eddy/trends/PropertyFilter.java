@@ -1,0 +1,286 @@
+package dev.eddy.trends;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.eddy.flags.PropertyMatcher;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code properties} of a trend or funnel query (and of each series or step), as PostHog's query engine applies
+ * them to events: a list of filters (all must match), or an {@code AND}/{@code OR} group of filters and groups, or the
+ * legacy {@code {"key__operator": value}} form. Each filter reads an event, person or group property and compares it
+ * the way PostHog's SQL does:
+ * <ul>
+ *   <li>values compare as text (the property's JSON text without quotes: {@code 10}, {@code true}), case-sensitively
+ *   for {@code exact}/{@code is_not}; a list means any of them ({@code is_not}: none), an empty list matches all;</li>
+ *   <li>a missing or JSON-null property matches only the negative operators ({@code is_not}, {@code not_icontains},
+ *   {@code not_regex}, {@code is_not_set}, {@code not_between});</li>
+ *   <li>{@code icontains} is case-insensitive; {@code regex} is an unanchored RE2 search (linear time: no pattern can
+ *   hang a query), an invalid pattern matches nothing;</li>
+ *   <li>{@code gt}, {@code gte} ({@code min}), {@code lt}, {@code lte} ({@code max}), {@code between},
+ *   {@code not_between} compare numbers; a property that is not a number does not match;</li>
+ *   <li>date and semver operators as feature flags evaluate them.</li>
+ * </ul>
+ */
+public final class PropertyFilter {
+    /** Matches every event (no filters). */
+    public static final PropertyFilter NONE = new PropertyFilter(new Group(true, List.of()));
+
+    private final Node root;
+
+    private PropertyFilter(final Node root) {
+        this.root = root;
+    }
+
+    /** Where a filter reads its property from. */
+    public interface Source {
+        /** The event's property, or null. */
+        JsonNode event(String key);
+
+        /** The person's property, or null. */
+        JsonNode person(String key);
+
+        /** The property of the event's group of that type index, or null. */
+        JsonNode group(int typeIndex, String key);
+    }
+
+    /**
+     * @param properties the query's {@code properties}: null, a list, a group, or the legacy object form
+     * @throws IllegalArgumentException on a filter PostHog would refuse (no key, an unknown type or operator)
+     */
+    public static PropertyFilter parse(final JsonNode properties) {
+        if (properties == null || properties.isNull() || properties.isMissingNode()) {
+            return NONE;
+        }
+        return new PropertyFilter(node(properties, true));
+    }
+
+    /** Both filters (global properties and a series' own, say). */
+    public PropertyFilter and(final PropertyFilter other) {
+        return new PropertyFilter(new Group(true, List.of(root, other.root)));
+    }
+
+    public boolean test(final Source source, final Instant now) {
+        return root.test(source, now);
+    }
+
+    private interface Node {
+        boolean test(Source source, Instant now);
+    }
+
+    private record Group(boolean all, List<Node> children) implements Node {
+        @Override
+        public boolean test(final Source source, final Instant now) {
+            if (children.isEmpty()) {
+                return true;
+            }
+            for (final Node child : children) {
+                if (child.test(source, now) != all) {
+                    return !all;
+                }
+            }
+            return all;
+        }
+    }
+
+    private record Leaf(String type, String key, String operator, JsonNode value, int groupTypeIndex) implements Node {
+        @Override
+        public boolean test(final Source source, final Instant now) {
+            final JsonNode actual = switch (type) {
+                case "person" -> source.person(key);
+                case "group" -> source.group(groupTypeIndex, key);
+                default -> source.event(key);
+            };
+            return matches(operator, value, actual == null || actual.isNull() || actual.isMissingNode() ? null : actual, now);
+        }
+    }
+
+    /** @param top whether this is the query's {@code properties} itself (the only place the legacy form may be) */
+    private static Node node(final JsonNode json, final boolean top) {
+        if (json.isArray()) {
+            final List<Node> children = new ArrayList<>();
+            json.forEach(child -> children.add(node(child, false)));
+            return new Group(true, children);
+        }
+        if (!json.isObject()) {
+            throw new IllegalArgumentException("properties must be a list of filters or a group");
+        }
+        if (json.has("values") && (json.path("type").asText().equalsIgnoreCase("AND") || json.path("type").asText().equalsIgnoreCase("OR"))) {
+            final List<Node> children = new ArrayList<>();
+            json.get("values").forEach(child -> children.add(node(child, false)));
+            return new Group(json.get("type").asText().equalsIgnoreCase("AND"), children);
+        }
+        if (json.has("key") || !top) {
+            return leaf(json);
+        }
+        // Legacy form: {"$browser__icontains": "chrome", "plan": "pro"}, all event properties.
+        final List<Node> children = new ArrayList<>();
+        for (final Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext();) {
+            final Map.Entry<String, JsonNode> field = it.next();
+            final int split = field.getKey().lastIndexOf("__");
+            final String key = split > 0 ? field.getKey().substring(0, split) : field.getKey();
+            final String operator = split > 0 ? field.getKey().substring(split + 2) : "exact";
+            children.add(new Leaf("event", key, checkedOperator(operator), field.getValue(), 0));
+        }
+        return new Group(true, children);
+    }
+
+    private static Node leaf(final JsonNode json) {
+        final String key = json.path("key").asText("");
+        if (key.isEmpty()) {
+            throw new IllegalArgumentException("every property filter needs a key");
+        }
+        String type = json.path("type").asText("event").toLowerCase(Locale.ROOT);
+        if ("events".equals(type)) {
+            type = "event";
+        }
+        if (!List.of("event", "person", "group").contains(type)) {
+            throw new IllegalArgumentException("property filters of type '" + type + "' are not supported");
+        }
+        final int groupIndex = json.path("group_type_index").asInt(-1);
+        if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
+            throw new IllegalArgumentException("a group property filter needs a group_type_index from 0 to 4");
+        }
+        final String operator = json.path("operator").isTextual() ? json.get("operator").asText() : "exact";
+        JsonNode value = json.has("value") ? json.get("value") : json.get("values");
+        if (value != null && value.isArray()) {
+            // PostHog drops nulls from list values.
+            final ArrayNode cleaned = JsonNodeFactory.instance.arrayNode();
+            value.forEach(v -> {
+                if (!v.isNull()) {
+                    cleaned.add(v);
+                }
+            });
+            value = cleaned;
+        }
+        return new Leaf(type, key, checkedOperator(operator), value, groupIndex);
+    }
+
+    private static final List<String> OPERATORS = List.of("exact", "is_not", "icontains", "not_icontains", "regex", "not_regex",
+            "gt", "gte", "lt", "lte", "min", "max", "between", "not_between", "is_set", "is_not_set", "is_date_exact",
+            "is_date_before", "is_date_after", "in", "not_in");
+
+    private static String checkedOperator(final String operator) {
+        if (!OPERATORS.contains(operator) && !operator.startsWith("semver_")) {
+            throw new IllegalArgumentException("operator '" + operator + "' is not supported");
+        }
+        return operator;
+    }
+
+    static boolean matches(final String operator, final JsonNode value, final JsonNode actual, final Instant now) {
+        switch (operator) {
+            case "is_set":
+                return actual != null;
+            case "is_not_set":
+                return actual == null;
+            case "exact", "in":
+                return actual != null && anyOf(value, v -> text(v).equals(text(actual)), true);
+            case "is_not", "not_in":
+                return actual == null || !anyOf(value, v -> text(v).equals(text(actual)), false);
+            case "icontains":
+                return actual != null && anyOf(value, v -> lower(actual).contains(lower(v)), true);
+            case "not_icontains":
+                return actual == null || !anyOf(value, v -> lower(actual).contains(lower(v)), false);
+            case "regex":
+                return actual != null && anyOf(value, v -> find(v, actual).orElse(false), true);
+            case "not_regex":
+                return actual == null || !anyOf(value, v -> find(v, actual).orElse(false), false);
+            case "gt":
+                return compare(actual, value).map(c -> c > 0).orElse(false);
+            case "gte", "min":
+                return compare(actual, value).map(c -> c >= 0).orElse(false);
+            case "lt":
+                return compare(actual, value).map(c -> c < 0).orElse(false);
+            case "lte", "max":
+                return compare(actual, value).map(c -> c <= 0).orElse(false);
+            case "between":
+                return between(actual, value).orElse(false);
+            case "not_between":
+                return between(actual, value).map(in -> !in).orElse(true);
+            default:
+                // Dates and semver: as feature flags evaluate them.
+                return actual != null && PropertyMatcher.matches(operator, value, actual, now);
+        }
+    }
+
+    /** Any of the listed values (one value is a list of one); an empty list matches as {@code empty}. */
+    private static boolean anyOf(final JsonNode values, final java.util.function.Predicate<JsonNode> test, final boolean empty) {
+        if (values == null) {
+            return false;
+        }
+        if (!values.isArray()) {
+            return test.test(values);
+        }
+        if (values.isEmpty()) {
+            return empty;
+        }
+        for (final JsonNode v : values) {
+            if (test.test(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The property's text as PostHog's SQL sees it: strings without quotes, anything else as JSON. */
+    static String text(final JsonNode node) {
+        return node.isTextual() ? node.asText() : node.toString();
+    }
+
+    private static String lower(final JsonNode node) {
+        return text(node).toLowerCase(Locale.ROOT);
+    }
+
+    private static Optional<Boolean> find(final JsonNode pattern, final JsonNode actual) {
+        try {
+            return Optional.of(com.google.re2j.Pattern.compile(text(pattern)).matcher(text(actual)).find());
+        } catch (final com.google.re2j.PatternSyntaxException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<Integer> compare(final JsonNode actual, final JsonNode value) {
+        final Optional<Double> a = number(actual);
+        final Optional<Double> b = number(value);
+        return a.isPresent() && b.isPresent() ? Optional.of(Double.compare(a.get(), b.get())) : Optional.empty();
+    }
+
+    private static Optional<Boolean> between(final JsonNode actual, final JsonNode range) {
+        final Optional<Double> a = number(actual);
+        if (a.isEmpty() || range == null || !range.isArray() || range.size() != 2) {
+            return Optional.empty();
+        }
+        final Optional<Double> min = number(range.get(0));
+        final Optional<Double> max = number(range.get(1));
+        if (min.isEmpty() || max.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(a.get() >= min.get() && a.get() <= max.get());
+    }
+
+    /** A number, or a string holding one (PostHog's {@code toFloat}); anything else is no number. */
+    static Optional<Double> number(final JsonNode node) {
+        if (node == null || node.isNull()) {
+            return Optional.empty();
+        }
+        if (node.isNumber()) {
+            return Optional.of(node.asDouble());
+        }
+        if (node.isTextual()) {
+            try {
+                final double parsed = Double.parseDouble(node.asText().trim());
+                return Double.isFinite(parsed) ? Optional.of(parsed) : Optional.empty();
+            } catch (final NumberFormatException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+}
