@@ -1,0 +1,413 @@
+package dev.eddy.trends;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
+import dev.eddy.timelines.TimelineEvent;
+import java.io.IOException;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * A trend query in PostHog's filter format ({@code events}, {@code properties}, {@code date_from}, {@code interval},
+ * {@code breakdown}, {@code display}, {@code formula}, ...), run over timeline events: each instance {@link #run}s
+ * it over its own partitions into a {@link Partial}, the partials {@link Partial#merge} and {@link #result} writes
+ * PostHog's result items.
+ */
+public final class TrendQuery {
+    /** Displays that answer one number per series ({@code aggregated_value}) instead of a line. */
+    private static final Set<String> TOTAL_VALUE_DISPLAYS = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap",
+            "ActionsTable", "CalendarHeatmap");
+    private static final int DEFAULT_BREAKDOWN_LIMIT = 25;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    /**
+     * One series: an event (or every event) with its math and own filters.
+     *
+     * @param definition the series as the query gave it, echoed in the result's {@code action}
+     */
+    record Series(int order, Optional<String> event, TrendMath math, Optional<String> mathProperty,
+                  Optional<Integer> mathGroupTypeIndex, PropertyFilter properties, ObjectNode definition) {
+        String label() {
+            return event.orElse("All events");
+        }
+    }
+
+    /** A breakdown by one property. */
+    record Breakdown(String property, String type, int groupTypeIndex, int limit, boolean hideOther) {
+    }
+
+    private final List<Series> series;
+    private final DateRange range;
+    private final PropertyFilter global;
+    private final Optional<Breakdown> breakdown;
+    private final String display;
+    private final Optional<Formula> formula;
+    private final ObjectNode filter;
+
+    private TrendQuery(final List<Series> series, final DateRange range, final PropertyFilter global,
+                       final Optional<Breakdown> breakdown, final String display, final Optional<Formula> formula, final ObjectNode filter) {
+        this.series = series;
+        this.range = range;
+        this.global = global;
+        this.breakdown = breakdown;
+        this.display = display;
+        this.formula = formula;
+        this.filter = filter;
+    }
+
+    /** Where the persons' and groups' properties come from while the query runs. */
+    public interface Properties {
+        /** The person's current properties, or an empty object. */
+        ObjectNode person(String personUuid);
+
+        /** The group's properties, or an empty object. */
+        ObjectNode group(int typeIndex, String groupKey);
+    }
+
+    /**
+     * @param query              the request body (or query parameters) in PostHog's filter format
+     * @param testAccountFilters the project's test account filters, applied with {@code filter_test_accounts}
+     * @param earliest           the project's earliest event, for {@code date_from: all}
+     * @throws IllegalArgumentException naming what is wrong with the query
+     */
+    public static TrendQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart,
+                                   final JsonNode testAccountFilters, final Instant now, final Supplier<Optional<Instant>> earliest) {
+        if (query.has("compare") && query.get("compare").asBoolean(false)) {
+            throw new IllegalArgumentException("compare is not supported by Eddy yet");
+        }
+        final List<ObjectNode> entities = new ArrayList<>();
+        for (final String kind : List.of("events", "actions")) {
+            final JsonNode list = query.path(kind);
+            if (!list.isMissingNode() && !list.isNull() && !list.isArray()) {
+                throw new IllegalArgumentException(kind + " must be a list");
+            }
+            for (final JsonNode entity : list) {
+                if (!entity.isObject()) {
+                    throw new IllegalArgumentException("every entry of " + kind + " must be an object");
+                }
+                if ("actions".equals(kind)) {
+                    throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
+                }
+                entities.add((ObjectNode) entity);
+            }
+        }
+        if (entities.isEmpty()) {
+            throw new IllegalArgumentException("a trend needs at least one entry in events");
+        }
+        // PostHog orders series by their `order`, entries without one first.
+        entities.sort(Comparator.comparingInt(e -> e.path("order").asInt(-1)));
+        final String display = query.path("display").asText("ActionsLineGraph");
+        final boolean totalValue = TOTAL_VALUE_DISPLAYS.contains(display);
+        final Interval interval = totalValue ? Interval.DAY : Interval.parse(query.path("interval").asText(null));
+        final List<Series> series = new ArrayList<>();
+        for (int i = 0; i < entities.size(); i++) {
+            final ObjectNode e = entities.get(i);
+            final JsonNode id = e.get("id");
+            final TrendMath math = TrendMath.parse(e.path("math").asText(null));
+            final Optional<String> mathProperty = text(e.get("math_property"));
+            if (math.propertyValues() && mathProperty.isEmpty()) {
+                throw new IllegalArgumentException("math " + math.name().toLowerCase(Locale.ROOT) + " needs a math_property");
+            }
+            final Optional<Integer> groupIndex = e.path("math_group_type_index").isIntegralNumber()
+                    ? Optional.of(e.get("math_group_type_index").asInt()) : Optional.empty();
+            if (math == TrendMath.UNIQUE_GROUP && groupIndex.isEmpty()) {
+                throw new IllegalArgumentException("math unique_group needs a math_group_type_index");
+            }
+            series.add(new Series(i, id == null || id.isNull() ? Optional.empty() : Optional.of(id.asText()), math, mathProperty,
+                    groupIndex, PropertyFilter.parse(e.get("properties")), e));
+        }
+        final DateRange range = DateRange.resolve(text(query.get("date_from")), text(query.get("date_to")), interval, zone, weekStart,
+                now, earliest);
+        PropertyFilter global = PropertyFilter.parse(query.get("properties"));
+        if (query.path("filter_test_accounts").asBoolean(false) && testAccountFilters != null && testAccountFilters.isArray()) {
+            global = global.and(PropertyFilter.parse(testAccountFilters));
+        }
+        final Optional<Breakdown> breakdown = text(query.get("breakdown")).map(property -> {
+            final String type = query.path("breakdown_type").asText("event");
+            if (!List.of("event", "person", "group").contains(type)) {
+                throw new IllegalArgumentException("breakdown_type " + type + " is not supported by Eddy yet");
+            }
+            final int groupIndex = query.path("breakdown_group_type_index").asInt(-1);
+            if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
+                throw new IllegalArgumentException("a group breakdown needs a breakdown_group_type_index from 0 to 4");
+            }
+            final int limit = query.path("breakdown_limit").asInt(DEFAULT_BREAKDOWN_LIMIT);
+            if (limit < 1) {
+                throw new IllegalArgumentException("breakdown_limit must be at least 1");
+            }
+            return new Breakdown(property, type, groupIndex, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false));
+        });
+        final Optional<Formula> formula = text(query.get("formula")).map(f -> Formula.parse(f, series.size()));
+        if (formula.isPresent() && breakdown.isPresent()) {
+            throw new IllegalArgumentException("a formula with a breakdown is not supported by Eddy yet");
+        }
+        return new TrendQuery(series, range, global, breakdown, display, formula, echo(query, range, interval, display));
+    }
+
+    public DateRange range() {
+        return range;
+    }
+
+    /** Per-series partial aggregates of some of the events; partials of the same query add up. */
+    public static final class Partial {
+        private final List<SeriesPartial> series;
+
+        Partial(final List<SeriesPartial> series) {
+            this.series = series;
+        }
+
+        public Partial merge(final Partial other) {
+            for (int i = 0; i < series.size(); i++) {
+                series.get(i).merge(other.series.get(i));
+            }
+            return this;
+        }
+    }
+
+    /** An empty partial, to add events to. */
+    public Partial partial() {
+        final List<SeriesPartial> partials = new ArrayList<>();
+        for (final Series s : series) {
+            partials.add(new SeriesPartial(s.math(), range));
+        }
+        return new Partial(partials);
+    }
+
+    /** The earliest time an event can count (weekly and monthly actives look back before the range). */
+    public Instant earliestRelevant() {
+        final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(range.interval()).activeDays()).max().orElse(1);
+        return range.from().minusDays(lookBack - 1L).toInstant();
+    }
+
+    /** Adds one timeline event of {@code personUuid} to {@code partial}, for every series it matches. */
+    public void add(final Partial partial, final String personUuid, final TimelineEvent event, final Properties properties,
+                    final Instant now) {
+        final Instant time = Instant.ofEpochSecond(Math.floorDiv(event.timeMicros(), 1_000_000L),
+                Math.floorMod(event.timeMicros(), 1_000_000L) * 1000L);
+        if (time.isBefore(earliestRelevant()) || time.isAfter(range.to().toInstant())) {
+            return;
+        }
+        final EventSource source = new EventSource(personUuid, event, properties);
+        for (final Series s : series) {
+            if (s.event().isPresent() && !s.event().get().equals(event.event())) {
+                continue;
+            }
+            if (!global.test(source, now) || !s.properties().test(source, now)) {
+                continue;
+            }
+            final String actor;
+            if (s.mathGroupTypeIndex().isPresent() && s.math().distinctActors()) {
+                final String group = event.groups().get(s.mathGroupTypeIndex().get());
+                if (group == null || group.isEmpty()) {
+                    // PostHog leaves out events without the group for group-aggregated math.
+                    continue;
+                }
+                actor = group;
+            } else {
+                actor = personUuid;
+            }
+            final OptionalDouble value = s.mathProperty().flatMap(p -> PropertyFilter.number(source.event(p)))
+                    .map(OptionalDouble::of).orElse(OptionalDouble.empty());
+            final String breakdownValue = breakdown.map(b -> breakdownValue(b, source)).orElse("");
+            partial.series.get(s.order()).add(new TrendEvent(time, actor, value, breakdownValue));
+        }
+    }
+
+    private static String breakdownValue(final Breakdown b, final EventSource source) {
+        final JsonNode value = switch (b.type()) {
+            case "person" -> source.person(b.property());
+            case "group" -> source.group(b.groupTypeIndex(), b.property());
+            default -> source.event(b.property());
+        };
+        if (value == null || value.isNull() || value.isMissingNode() || value.isTextual() && value.asText().isEmpty()) {
+            return TrendEvent.NULL_BREAKDOWN;
+        }
+        return PropertyFilter.text(value);
+    }
+
+    /** PostHog's result items for the whole query (every partial merged into {@code whole}). */
+    public ArrayNode result(final Partial whole) {
+        final boolean totalValue = TOTAL_VALUE_DISPLAYS.contains(display);
+        final boolean cumulative = "ActionsLineGraphCumulative".equals(display);
+        final List<List<TrendSeries.Item>> perSeries = new ArrayList<>();
+        for (int i = 0; i < series.size(); i++) {
+            final SeriesPartial partial = whole.series.get(i);
+            final int limit = breakdown.map(Breakdown::limit).orElse(DEFAULT_BREAKDOWN_LIMIT);
+            final boolean hideOther = breakdown.map(Breakdown::hideOther).orElse(false);
+            perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther)
+                    : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther));
+        }
+        final ArrayNode result = NODES.arrayNode();
+        if (formula.isPresent()) {
+            result.add(formulaItem(perSeries, totalValue));
+            return result;
+        }
+        for (int i = 0; i < series.size(); i++) {
+            for (final TrendSeries.Item item : perSeries.get(i)) {
+                result.add(item(series.get(i), item, totalValue));
+            }
+        }
+        return result;
+    }
+
+    private ObjectNode item(final Series s, final TrendSeries.Item item, final boolean totalValue) {
+        final ObjectNode node = NODES.objectNode();
+        final List<ZonedDateTime> buckets = range.buckets();
+        final ArrayNode data = node.putArray("data");
+        final ArrayNode labels = node.putArray("labels");
+        final ArrayNode days = node.putArray("days");
+        if (!totalValue) {
+            for (int i = 0; i < buckets.size(); i++) {
+                data.add(number(item.data()[i]));
+                labels.add(range.label(buckets.get(i)));
+                days.add(range.day(buckets.get(i)));
+            }
+        }
+        node.set("count", number(item.count()));
+        item.aggregated().ifPresent(v -> node.set("aggregated_value", number(v)));
+        final String label = breakdown.isEmpty() ? s.label()
+                : series.size() > 1 ? s.label() + " - " + item.breakdownValue() : item.breakdownValue();
+        node.put("label", label);
+        if (breakdown.isPresent()) {
+            node.put("breakdown_value", item.breakdownValue());
+        }
+        node.set("filter", filter);
+        node.set("action", action(s));
+        node.put("order", s.order());
+        return node;
+    }
+
+    private ObjectNode formulaItem(final List<List<TrendSeries.Item>> perSeries, final boolean totalValue) {
+        final Formula f = formula.get();
+        final ObjectNode node = NODES.objectNode();
+        if (totalValue) {
+            final double[] values = perSeries.stream().mapToDouble(items -> items.get(0).aggregated().orElse(0)).toArray();
+            node.putNull("data");
+            node.putArray("labels");
+            node.putArray("days");
+            node.put("count", 0);
+            node.set("aggregated_value", number(f.evaluate(values)));
+        } else {
+            final List<ZonedDateTime> buckets = range.buckets();
+            final ArrayNode data = node.putArray("data");
+            final ArrayNode labels = node.putArray("labels");
+            final ArrayNode days = node.putArray("days");
+            double sum = 0;
+            for (int b = 0; b < buckets.size(); b++) {
+                final double[] values = new double[perSeries.size()];
+                for (int s = 0; s < values.length; s++) {
+                    values[s] = perSeries.get(s).get(0).data()[b];
+                }
+                final double v = f.evaluate(values);
+                sum += v;
+                data.add(number(v));
+                labels.add(range.label(buckets.get(b)));
+                days.add(range.day(buckets.get(b)));
+            }
+            node.put("count", sum);
+        }
+        node.put("label", f.label());
+        node.set("filter", filter);
+        node.putNull("action");
+        node.put("order", 0);
+        return node;
+    }
+
+    private ObjectNode action(final Series s) {
+        final ObjectNode action = NODES.objectNode();
+        action.put("id", s.label());
+        action.put("type", "events");
+        action.put("order", s.order());
+        action.put("name", s.label());
+        action.set("custom_name", s.definition().path("custom_name").isTextual() ? s.definition().get("custom_name") : NODES.nullNode());
+        action.put("math", s.math().name().toLowerCase(Locale.ROOT));
+        action.set("math_property", s.mathProperty().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
+        action.set("math_group_type_index", s.mathGroupTypeIndex().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
+        action.set("properties", s.definition().path("properties").isMissingNode() ? NODES.objectNode() : s.definition().get("properties"));
+        return action;
+    }
+
+    /** The query as PostHog echoes it in each item's {@code filter}. */
+    private static ObjectNode echo(final JsonNode query, final DateRange range, final Interval interval, final String display) {
+        final ObjectNode filter = NODES.objectNode();
+        filter.put("insight", "TRENDS");
+        filter.set("events", query.path("events").isArray() ? query.get("events") : NODES.arrayNode());
+        filter.set("actions", query.path("actions").isArray() ? query.get("actions") : NODES.arrayNode());
+        filter.set("properties", query.has("properties") ? query.get("properties") : NODES.arrayNode());
+        filter.put("filter_test_accounts", query.path("filter_test_accounts").asBoolean(false));
+        filter.put("date_from", range.from().toOffsetDateTime().toString());
+        filter.put("date_to", range.to().toOffsetDateTime().toString());
+        filter.put("interval", interval.lowerName());
+        filter.put("display", display);
+        for (final String key : List.of("breakdown", "breakdown_type", "breakdown_limit", "formula")) {
+            if (query.has(key) && !query.get(key).isNull()) {
+                filter.set(key, query.get(key));
+            }
+        }
+        return filter;
+    }
+
+    /** Whole numbers as integers (PostHog's counts are integers), anything else as it is. */
+    private static JsonNode number(final double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? NODES.numberNode((long) v) : NODES.numberNode(v);
+    }
+
+    private static Optional<String> text(final JsonNode node) {
+        return node == null || node.isNull() || node.asText().isBlank() ? Optional.empty() : Optional.of(node.asText());
+    }
+
+    /** One event's properties for filters: its own JSON (parsed once, if read), its person's and its groups'. */
+    private static final class EventSource implements PropertyFilter.Source {
+        private final String person;
+        private final TimelineEvent event;
+        private final Properties properties;
+        private ObjectNode parsed;
+        private ObjectNode personProperties;
+
+        EventSource(final String person, final TimelineEvent event, final Properties properties) {
+            this.person = person;
+            this.event = event;
+            this.properties = properties;
+        }
+
+        @Override
+        public JsonNode event(final String key) {
+            if (parsed == null) {
+                try {
+                    final JsonNode tree = Json.mapper().readTree(event.properties());
+                    parsed = tree instanceof ObjectNode o ? o : NODES.objectNode();
+                } catch (final IOException e) {
+                    parsed = NODES.objectNode();
+                }
+            }
+            return parsed.get(key);
+        }
+
+        @Override
+        public JsonNode person(final String key) {
+            if (personProperties == null) {
+                personProperties = properties.person(person);
+            }
+            return personProperties.get(key);
+        }
+
+        @Override
+        public JsonNode group(final int typeIndex, final String key) {
+            final String group = event.groups().get(typeIndex);
+            return group == null ? null : properties.group(typeIndex, group).get(key);
+        }
+    }
+}

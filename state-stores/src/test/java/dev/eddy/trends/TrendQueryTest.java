@@ -1,0 +1,156 @@
+package dev.eddy.trends;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
+import dev.eddy.timelines.TimelineEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Trend queries in PostHog's filter format over timeline events: PostHog's trends query runner fixture. */
+class TrendQueryTest {
+    private static final Instant NOW = Instant.parse("2020-01-30T12:00:00Z");
+    private static final Map<String, String> PERSONS = Map.of(
+            "p1", "{\"$browser\":\"Chrome\",\"prop\":10,\"email\":\"one@corp.test\"}",
+            "p2", "{\"$browser\":\"Firefox\",\"prop\":20,\"email\":\"two@mail.test\"}",
+            "p3", "{\"$browser\":\"Edge\",\"prop\":30}",
+            "p4", "{\"$browser\":\"Safari\",\"prop\":40}");
+
+    /** (person, event, day) of PostHog's fixture, at 12:00; each event carries its person's properties. */
+    private static final List<String[]> EVENTS = List.of(
+            e("p1", "$pageview", "11"), e("p1", "$pageview", "12"), e("p1", "$pageview", "13"), e("p1", "$pageview", "15"),
+            e("p1", "$pageview", "17"), e("p1", "$pageview", "19"), e("p1", "$pageleave", "11"), e("p1", "$pageleave", "12"),
+            e("p1", "$pageleave", "13"), e("p2", "$pageview", "09"), e("p2", "$pageview", "12"), e("p2", "$pageleave", "13"),
+            e("p3", "$pageview", "12"), e("p3", "$pageleave", "13"), e("p4", "$pageview", "15"), e("p4", "$pageleave", "16"));
+
+    private static String[] e(final String person, final String event, final String day) {
+        return new String[] {person, event, day};
+    }
+
+    @Test
+    void aDailyTrendHasPostHogsItemShape() {
+        final ArrayNode result = run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(result).hasSize(1);
+        final JsonNode item = result.get(0);
+        assertThat(ints(item.get("data"))).containsExactly(1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1);
+        assertThat(item.get("count").asInt()).isEqualTo(10);
+        assertThat(item.get("days").get(0).asText()).isEqualTo("2020-01-09");
+        assertThat(item.get("labels").get(10).asText()).isEqualTo("19-Jan-2020");
+        assertThat(item.get("label").asText()).isEqualTo("$pageview");
+        assertThat(item.get("action").get("id").asText()).isEqualTo("$pageview");
+        assertThat(item.get("action").get("math").asText()).isEqualTo("total");
+        assertThat(item.get("filter").get("interval").asText()).isEqualTo("day");
+        assertThat(item.has("breakdown_value")).isFalse();
+    }
+
+    @Test
+    void formulasCombineTheSeries() {
+        final ArrayNode result = run("{\"events\":[{\"id\":\"$pageview\",\"order\":0},{\"id\":\"$pageleave\",\"order\":1}],"
+                + "\"formula\":\"A+2*B\",\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(result).hasSize(1);
+        assertThat(ints(result.get(0).get("data"))).containsExactly(1, 0, 3, 5, 7, 0, 2, 2, 1, 0, 1);
+        assertThat(result.get(0).get("count").asInt()).isEqualTo(22);
+        assertThat(result.get(0).get("label").asText()).isEqualTo("Formula (A+2*B)");
+        assertThat(result.get(0).get("action").isNull()).isTrue();
+    }
+
+    @Test
+    void breakdownsFiltersAndTotalValues() {
+        final ArrayNode byBrowser = run("{\"events\":[{\"id\":\"$pageview\"}],\"breakdown\":\"$browser\",\"date_from\":\"2020-01-09\","
+                + "\"date_to\":\"2020-01-20\"}");
+        assertThat(byBrowser).extracting(i -> i.get("breakdown_value").asText()).containsExactly("Chrome", "Firefox", "Edge", "Safari");
+        assertThat(byBrowser).extracting(i -> i.get("label").asText()).containsExactly("Chrome", "Firefox", "Edge", "Safari");
+        assertThat(byBrowser.get(0).get("count").asInt()).isEqualTo(6);
+
+        final ArrayNode filtered = run("{\"events\":[{\"id\":\"$pageview\",\"properties\":[{\"key\":\"prop\",\"value\":15,\"operator\":\"gt\"}]}],"
+                + "\"properties\":[{\"key\":\"email\",\"value\":\"@mail.test\",\"operator\":\"icontains\",\"type\":\"person\"}],"
+                + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(filtered.get(0).get("count").asInt()).as("p2's two pageviews").isEqualTo(2);
+
+        final ArrayNode testAccounts = run("{\"events\":[{\"id\":\"$pageview\"}],\"filter_test_accounts\":true,"
+                + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(testAccounts.get(0).get("count").asInt()).as("corp.test persons are test accounts").isEqualTo(4);
+
+        final ArrayNode bold = run("{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"display\":\"BoldNumber\","
+                + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(bold.get(0).get("aggregated_value").asInt()).isEqualTo(4);
+        assertThat(bold.get(0).get("data")).isEmpty();
+
+        final ArrayNode sum = run("{\"events\":[{\"id\":\"$pageview\",\"math\":\"sum\",\"math_property\":\"prop\"}],\"display\":\"ActionsTable\","
+                + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}");
+        assertThat(sum.get(0).get("aggregated_value").asInt()).isEqualTo(6 * 10 + 2 * 20 + 30 + 40);
+    }
+
+    @Test
+    void queriesPostHogWouldRefuseAreRefused() {
+        assertThatThrownBy(() -> run("{\"events\":[]}")).hasMessageContaining("at least one");
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\",\"math\":\"sum\"}]}")).hasMessageContaining("math_property");
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\",\"math\":\"banana\"}]}")).hasMessageContaining("banana");
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"interval\":\"fortnight\"}")).hasMessageContaining("fortnight");
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"date_from\":\"2020-99-99\"}")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"formula\":\"A+C\"}")).hasMessageContaining("series C");
+        assertThatThrownBy(() -> run("{\"events\":\"a\"}")).hasMessageContaining("list");
+    }
+
+    private static ArrayNode run(final String json) {
+        final JsonNode query;
+        try {
+            query = Json.mapper().readTree(json);
+        } catch (final java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        final JsonNode testAccounts = read("[{\"key\":\"email\",\"value\":\"@corp.test\",\"operator\":\"not_icontains\",\"type\":\"person\"}]");
+        final TrendQuery trend = TrendQuery.parse(query, ZoneOffset.UTC, DayOfWeek.SUNDAY, testAccounts, NOW, Optional::empty);
+        // Two partials, as two instances would compute them, merged.
+        final TrendQuery.Partial first = trend.partial();
+        final TrendQuery.Partial second = trend.partial();
+        final TrendQuery.Properties properties = new TrendQuery.Properties() {
+            @Override
+            public ObjectNode person(final String personUuid) {
+                return (ObjectNode) read(PERSONS.get(personUuid));
+            }
+
+            @Override
+            public ObjectNode group(final int typeIndex, final String groupKey) {
+                return Json.mapper().createObjectNode();
+            }
+        };
+        final List<String[]> events = new ArrayList<>(EVENTS);
+        for (int i = 0; i < events.size(); i++) {
+            final String[] ev = events.get(i);
+            final long micros = Instant.parse("2020-01-" + ev[2] + "T12:00:00Z").toEpochMilli() * 1000;
+            final TimelineEvent timeline = new TimelineEvent(micros, UUID.randomUUID(), ev[1], ev[0], Map.of(),
+                    PERSONS.get(ev[0]).getBytes(StandardCharsets.UTF_8));
+            trend.add(i % 2 == 0 ? first : second, ev[0], timeline, properties, NOW);
+        }
+        return trend.result(first.merge(second));
+    }
+
+    private static JsonNode read(final String json) {
+        try {
+            return Json.mapper().readTree(json);
+        } catch (final java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static int[] ints(final JsonNode array) {
+        final int[] values = new int[array.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = array.get(i).asInt();
+        }
+        return values;
+    }
+}
