@@ -3,47 +3,24 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.EddyIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.persons.PersonIds;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A browser SDK's identity sequence over HTTP against a real broker (anonymous events, identify, more events,
  * alias, group identify), then the persons and groups API over the topology's stores.
  */
-@ExtendWith(SharedInfrastructure.class)
-class PersonsApiIT {
+class PersonsApiIT extends EddyIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
-
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
-
-    @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (eddy != null) {
-            eddy.close();
-        }
-    }
 
     @Test
     void anAnonymousVisitorWhoSignsUpIsOnePersonWithBothDistinctIds() throws Exception {

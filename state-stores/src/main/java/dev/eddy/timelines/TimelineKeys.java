@@ -22,6 +22,20 @@ public final class TimelineKeys {
                 .putLong(event.getMostSignificantBits()).putLong(event.getLeastSignificantBits()).array());
     }
 
+    /** The first key of a project's timelines; with {@link #projectEnd} the range of all of them. */
+    public static Bytes projectStart(final long projectId) {
+        return Bytes.wrap(ByteBuffer.allocate(LENGTH).putLong(projectId).array());
+    }
+
+    /** The last possible key of a project's timelines (inclusive). */
+    public static Bytes projectEnd(final long projectId) {
+        final ByteBuffer b = ByteBuffer.allocate(LENGTH).putLong(projectId);
+        while (b.hasRemaining()) {
+            b.put((byte) 0xFF);
+        }
+        return Bytes.wrap(b.array());
+    }
+
     /** The first key of a person's timeline; with {@link #personEnd} the range of all of it. */
     public static Bytes personStart(final long projectId, final UUID person) {
         return Bytes.wrap(ByteBuffer.allocate(LENGTH).putLong(projectId)

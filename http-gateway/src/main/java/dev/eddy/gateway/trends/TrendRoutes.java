@@ -1,0 +1,92 @@
+package dev.eddy.gateway.trends;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.Params;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.serde.IsoInstants;
+import dev.eddy.serde.Json;
+import io.vertx.core.MultiMap;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * {@code POST /api/projects/:project_id/insights/trend} (the query as a JSON body) and {@code GET} (the same fields as
+ * query parameters, lists and objects JSON-encoded), scope {@code insight:read}: PostHog's legacy trend endpoint,
+ * answered {@code {result, timezone, last_refresh, is_cached, query_method, timings, next}}.
+ */
+public final class TrendRoutes {
+    public static final String READ = "insight:read";
+
+    private final ProjectRepository projects;
+    private final TrendService trends;
+
+    public TrendRoutes(final ProjectRepository projects, final TrendService trends) {
+        this.projects = projects;
+        this.trends = trends;
+    }
+
+    public void mount(final Router router) {
+        router.post("/api/projects/:project_id/insights/trend").handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx)));
+        router.get("/api/projects/:project_id/insights/trend").handler(PersonalApiKeyAuth.require(READ))
+                .handler(ctx -> run(ctx, fromParams(ctx.queryParams())));
+    }
+
+    private void run(final RoutingContext ctx, final JsonNode query) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
+                .compose(project -> trends.trend(project, query).map(result -> {
+                    final ObjectNode body = Json.mapper().createObjectNode();
+                    body.set("result", result);
+                    body.put("timezone", project.timezone());
+                    body.put("last_refresh", IsoInstants.format(Instant.now()));
+                    body.put("is_cached", false);
+                    body.put("query_method", "hogql");
+                    body.putArray("timings");
+                    body.putNull("next");
+                    return body;
+                }))
+                .onSuccess(body -> Responses.json(ctx, 200, body))
+                .onFailure(ctx::fail);
+    }
+
+    private static JsonNode body(final RoutingContext ctx) {
+        final String text = ctx.body() == null ? null : ctx.body().asString();
+        if (text == null || text.isBlank()) {
+            return Json.mapper().createObjectNode();
+        }
+        try {
+            final JsonNode node = Json.mapper().readTree(text);
+            if (node == null || !node.isObject()) {
+                throw ApiError.badRequest("invalid_input", "The body must be a JSON object.", null);
+            }
+            return node;
+        } catch (final JacksonException e) {
+            throw ApiError.badRequest("invalid_input", "Malformed JSON: " + e.getOriginalMessage(), null);
+        }
+    }
+
+    /** Query parameters as PostHog's filter: JSON lists and objects parsed, other values as text. */
+    static ObjectNode fromParams(final MultiMap params) {
+        final ObjectNode query = Json.mapper().createObjectNode();
+        for (final Map.Entry<String, String> param : params) {
+            final String value = param.getValue().trim();
+            if (value.startsWith("[") || value.startsWith("{")) {
+                try {
+                    query.set(param.getKey(), Json.mapper().readTree(value));
+                } catch (final JacksonException e) {
+                    throw ApiError.badRequest("invalid_input", "'" + param.getKey() + "' is not valid JSON.", param.getKey());
+                }
+            } else {
+                query.put(param.getKey(), value);
+            }
+        }
+        return query;
+    }
+}

@@ -1,0 +1,111 @@
+package dev.eddy.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.testing.EddyIT;
+import dev.eddy.gateway.testing.TestEddy;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Trends end to end on a real broker and PostgreSQL: PostHog's trends fixture captured over HTTP as a historical
+ * migration, then /insights/trend answers PostHog's numbers; an anonymous visitor who identifies is one person.
+ */
+class TrendsIT extends EddyIT {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String RANGE = "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"";
+    /** Distinct persons with a pageview per day: the visitor counts once on the 10th and once on the 11th. */
+    private static final String DAILY_UNIQUES = "[1,1,2,3,1,0,2,0,1,0,1]";
+    /** Distinct persons among the visitor's pageviews (the only ones without $browser) on the 10th and 11th. */
+    private static final String VISITOR_UNIQUES = "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"display\":\"BoldNumber\","
+            + "\"date_from\":\"2020-01-10\",\"date_to\":\"2020-01-11\",\"properties\":[{\"key\":\"$browser\",\"operator\":\"is_not_set\"}]}";
+
+    @BeforeAll
+    static void captureTheFixture() throws InterruptedException {
+        final Map<String, String> browsers = Map.of("p1", "Chrome", "p2", "Firefox", "p3", "Edge", "p4", "Safari");
+        final List<String> events = new ArrayList<>();
+        final String[][] views = {{"p1", "11"}, {"p1", "12"}, {"p1", "13"}, {"p1", "15"}, {"p1", "17"}, {"p1", "19"},
+                {"p2", "09"}, {"p2", "12"}, {"p3", "12"}, {"p4", "15"}};
+        for (final String[] v : views) {
+            events.add("{\"event\":\"$pageview\",\"timestamp\":\"2020-01-" + v[1] + "T12:00:00Z\",\"properties\":{\"distinct_id\":\""
+                    + v[0] + "\",\"$browser\":\"" + browsers.get(v[0]) + "\",\"$set\":{\"plan\":\"" + (v[0].equals("p2") ? "free" : "pro") + "\"}}}");
+        }
+        // An anonymous visit, then the visitor identifies: one person from the first event on.
+        events.add("{\"event\":\"$pageview\",\"timestamp\":\"2020-01-10T08:00:00Z\",\"properties\":{\"distinct_id\":\"anon-1\"}}");
+        events.add("{\"event\":\"$identify\",\"timestamp\":\"2020-01-11T08:00:00Z\",\"properties\":{\"distinct_id\":\"user-1\","
+                + "\"$anon_distinct_id\":\"anon-1\"}}");
+        events.add("{\"event\":\"$pageview\",\"timestamp\":\"2020-01-11T09:00:00Z\",\"properties\":{\"distinct_id\":\"user-1\"}}");
+        final HttpResponse<String> batch = eddy.post("/batch/", "{\"api_key\":\"" + eddy.projectToken()
+                + "\",\"historical_migration\":true,\"batch\":[" + String.join(",", events) + "]}");
+        assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
+        // Done when every event is in a timeline and the visitor's two ids are one person: the daily uniques settle.
+        eddy.waitUntil(() -> trend("{\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").path("result").path(0).path("count").asInt() == 12
+                        && trend("{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}]," + RANGE + "}").path("result").path(0)
+                        .path("data").toString().equals(DAILY_UNIQUES)
+                        && trend(VISITOR_UNIQUES).path("result").path(0).path("aggregated_value").asInt() == 1,
+                WAIT, "the events reached the timelines and the visitor's ids became one person");
+    }
+
+
+    @Test
+    void aDailyTrendCountsEachDay() {
+        final JsonNode body = trend("{\"events\":[{\"id\":\"$pageview\",\"properties\":[{\"key\":\"$browser\",\"value\":[\"Chrome\",\"Firefox\","
+                + "\"Edge\",\"Safari\"]}]}]," + RANGE + "}");
+        assertThat(body.get("timezone").asText()).isEqualTo("UTC");
+        assertThat(body.get("is_cached").asBoolean()).isFalse();
+        final JsonNode item = body.get("result").get(0);
+        assertThat(item.get("data").toString()).isEqualTo("[1,0,1,3,1,0,2,0,1,0,1]");
+        assertThat(item.get("labels").get(0).asText()).isEqualTo("9-Jan-2020");
+        assertThat(item.get("days").get(10).asText()).isEqualTo("2020-01-19");
+        assertThat(item.get("count").asInt()).isEqualTo(10);
+    }
+
+    @Test
+    void breakdownsAndPersonFiltersAndQueryParameters() {
+        final JsonNode byBrowser = trend("{\"events\":[{\"id\":\"$pageview\"}],\"breakdown\":\"$browser\"," + RANGE + "}").get("result");
+        assertThat(byBrowser).extracting(i -> i.get("breakdown_value").asText())
+                .containsExactly("Chrome", "Firefox", "Edge", "Safari", "$$_posthog_breakdown_null_$$");
+        assertThat(byBrowser.get(0).get("count").asInt()).isEqualTo(6);
+
+        final JsonNode free = trend("{\"events\":[{\"id\":\"$pageview\"}],\"properties\":[{\"key\":\"plan\",\"value\":\"free\",\"type\":\"person\"}],"
+                + RANGE + "}");
+        assertThat(free.get("result").get(0).get("count").asInt()).as("p2's pageviews").isEqualTo(2);
+
+        final String params = "?events=" + URLEncoder.encode("[{\"id\":\"$pageview\",\"math\":\"dau\"}]", StandardCharsets.UTF_8)
+                + "&date_from=2020-01-09&date_to=2020-01-19";
+        final HttpResponse<String> get = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/trend/" + params, null);
+        assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+        assertThat(TestEddy.json(get).get("result").get(0).get("data").toString()).isEqualTo(DAILY_UNIQUES);
+    }
+
+    @Test
+    void anIdentifiedVisitorIsOnePersonFromTheirFirstVisit() {
+        final JsonNode dau = trend(VISITOR_UNIQUES);
+        assertThat(dau.get("result").get(0).get("aggregated_value").asInt()).as("anon-1 and user-1 are one person").isEqualTo(1);
+    }
+
+    @Test
+    void badQueriesAre400AndOtherProjectsAre404() {
+        final HttpResponse<String> bad = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"events\":[{\"id\":\"$pageview\",\"math\":\"sum\"}]}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(bad).get("detail").asText()).contains("math_property");
+        assertThat(eddy.request(eddy.personalKey(), "POST", "/api/projects/999/insights/trend/", "{\"events\":[{\"id\":\"x\"}]}")
+                .statusCode()).isEqualTo(404);
+        assertThat(eddy.request(null, "POST", "/api/projects/1/insights/trend/", "{}").statusCode()).isEqualTo(401);
+    }
+
+    private static JsonNode trend(final String query) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/", query);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
+    }
+}
