@@ -370,14 +370,14 @@ public final class TrendQuery {
     }
 
     /** One event's properties for filters: its own JSON (parsed once, if read), its person's and its groups'. */
-    private static final class EventSource implements PropertyFilter.Source {
+    public static final class EventSource implements PropertyFilter.Source {
         private final String person;
         private final TimelineEvent event;
         private final Properties properties;
         private ObjectNode parsed;
         private ObjectNode personProperties;
 
-        EventSource(final String person, final TimelineEvent event, final Properties properties) {
+        public EventSource(final String person, final TimelineEvent event, final Properties properties) {
             this.person = person;
             this.event = event;
             this.properties = properties;

@@ -17,31 +17,36 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * {@code POST /api/projects/:project_id/insights/trend} (the query as a JSON body) and {@code GET} (the same fields as
- * query parameters, lists and objects JSON-encoded), scope {@code insight:read}: PostHog's legacy trend endpoint,
- * answered {@code {result, timezone, last_refresh, is_cached, query_method, timings, next}}.
+ * {@code POST /api/projects/:project_id/insights/trend} and {@code /insights/funnel} (the query as a JSON body) and
+ * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
+ * PostHog's legacy query endpoints, answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
+ * (and {@code next} for trends).
  */
-public final class TrendRoutes {
+public final class InsightQueryRoutes {
     public static final String READ = "insight:read";
 
     private final ProjectRepository projects;
     private final TrendService trends;
+    private final FunnelService funnels;
 
-    public TrendRoutes(final ProjectRepository projects, final TrendService trends) {
+    public InsightQueryRoutes(final ProjectRepository projects, final TrendService trends, final FunnelService funnels) {
         this.projects = projects;
         this.trends = trends;
+        this.funnels = funnels;
     }
 
     public void mount(final Router router) {
-        router.post("/api/projects/:project_id/insights/trend").handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx)));
-        router.get("/api/projects/:project_id/insights/trend").handler(PersonalApiKeyAuth.require(READ))
-                .handler(ctx -> run(ctx, fromParams(ctx.queryParams())));
+        for (final boolean trend : new boolean[] {true, false}) {
+            final String path = "/api/projects/:project_id/insights/" + (trend ? "trend" : "funnel");
+            router.post(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx), trend));
+            router.get(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, fromParams(ctx.queryParams()), trend));
+        }
     }
 
-    private void run(final RoutingContext ctx, final JsonNode query) {
+    private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> trends.trend(project, query).map(result -> {
+                .compose(project -> (trend ? trends.trend(project, query) : funnels.funnel(project, query)).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());
@@ -49,7 +54,9 @@ public final class TrendRoutes {
                     body.put("is_cached", false);
                     body.put("query_method", "hogql");
                     body.putArray("timings");
-                    body.putNull("next");
+                    if (trend) {
+                        body.putNull("next");
+                    }
                     return body;
                 }))
                 .onSuccess(body -> Responses.json(ctx, 200, body))

@@ -16,10 +16,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Trends end to end on a real broker and PostgreSQL: PostHog's trends fixture captured over HTTP as a historical
- * migration, then /insights/trend answers PostHog's numbers; an anonymous visitor who identifies is one person.
+ * Trends and funnels end to end on a real broker and PostgreSQL: PostHog's trends fixture and a signup funnel
+ * captured over HTTP as a historical migration, then /insights/trend and /insights/funnel answer PostHog's numbers;
+ * an anonymous visitor who identifies is one person, in trends and in funnels.
  */
-class TrendsIT extends EddyIT {
+class InsightQueriesIT extends EddyIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String RANGE = "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"";
     /** Distinct persons with a pageview per day: the visitor counts once on the 10th and once on the 11th. */
@@ -43,6 +44,15 @@ class TrendsIT extends EddyIT {
         events.add("{\"event\":\"$identify\",\"timestamp\":\"2020-01-11T08:00:00Z\",\"properties\":{\"distinct_id\":\"user-1\","
                 + "\"$anon_distinct_id\":\"anon-1\"}}");
         events.add("{\"event\":\"$pageview\",\"timestamp\":\"2020-01-11T09:00:00Z\",\"properties\":{\"distinct_id\":\"user-1\"}}");
+        // A signup funnel: f1 converts in an hour, f2 with an excluded event between, f3 never pays, and an
+        // anonymous visitor signs up, identifies, then pays as the user.
+        for (final String[] f : new String[][] {{"f1", "signed up", "01:00"}, {"f1", "paid", "02:00"}, {"f2", "signed up", "03:00"},
+                {"f2", "x", "03:30"}, {"f2", "paid", "04:00"}, {"f3", "signed up", "05:00"}, {"anon-2", "signed up", "10:00"},
+                {"user-2", "$identify", "11:00"}, {"user-2", "paid", "12:00"}}) {
+            events.add("{\"event\":\"" + f[1] + "\",\"timestamp\":\"2021-05-0" + (f[0].endsWith("-2") ? "2" : "1") + "T" + f[2]
+                    + ":00Z\",\"properties\":{\"distinct_id\":\"" + f[0] + "\"" + ("$identify".equals(f[1]) ? ",\"$anon_distinct_id\":\"anon-2\"" : "")
+                    + "}}");
+        }
         final HttpResponse<String> batch = eddy.post("/batch/", "{\"api_key\":\"" + eddy.projectToken()
                 + "\",\"historical_migration\":true,\"batch\":[" + String.join(",", events) + "]}");
         assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
@@ -50,7 +60,8 @@ class TrendsIT extends EddyIT {
         eddy.waitUntil(() -> trend("{\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").path("result").path(0).path("count").asInt() == 12
                         && trend("{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}]," + RANGE + "}").path("result").path(0)
                         .path("data").toString().equals(DAILY_UNIQUES)
-                        && trend(VISITOR_UNIQUES).path("result").path(0).path("aggregated_value").asInt() == 1,
+                        && trend(VISITOR_UNIQUES).path("result").path(0).path("aggregated_value").asInt() == 1
+                        && counts(funnel(FUNNEL)).equals(List.of(4, 3)),
                 WAIT, "the events reached the timelines and the visitor's ids became one person");
     }
 
@@ -101,6 +112,52 @@ class TrendsIT extends EddyIT {
         assertThat(eddy.request(eddy.personalKey(), "POST", "/api/projects/999/insights/trend/", "{\"events\":[{\"id\":\"x\"}]}")
                 .statusCode()).isEqualTo(404);
         assertThat(eddy.request(null, "POST", "/api/projects/1/insights/trend/", "{}").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aFunnelCountsConversionsWithinTheWindowAndAcrossIdentify() {
+        final JsonNode steps = funnel(FUNNEL).get("result");
+        assertThat(counts(funnel(FUNNEL))).containsExactly(4, 3);
+        assertThat(steps.get(0).get("name").asText()).isEqualTo("signed up");
+        assertThat(steps.get(0).get("average_conversion_time").isNull()).isTrue();
+        assertThat(steps.get(1).get("action_id").asText()).isEqualTo("paid");
+        assertThat(steps.get(1).get("average_conversion_time").asDouble()).as("1 h, 1 h and the visitor's 2 h").isEqualTo(4800);
+        assertThat(steps.get(1).get("median_conversion_time").asDouble()).isEqualTo(3600);
+
+        final String excluded = FUNNEL.replace("\"funnel_window_interval\"",
+                "\"exclusions\":[{\"id\":\"x\",\"funnel_from_step\":0,\"funnel_to_step\":1}],\"funnel_window_interval\"");
+        assertThat(counts(funnel(excluded))).as("f2 leaves the funnel").containsExactly(3, 2);
+        assertThat(counts(funnel(FUNNEL.replace("{\"events\"", "{\"funnel_order_type\":\"strict\",\"events\""))))
+                .as("strict: x and $identify come between").containsExactly(4, 1);
+        assertThat(counts(funnel(FUNNEL.replace("\"funnel_window_interval\":1", "\"funnel_window_interval\":90")
+                .replace("\"day\"", "\"minute\"")))).as("only f1 and f2 within 90 minutes").containsExactly(4, 2);
+    }
+
+    @Test
+    void badFunnelsAre400WithPostHogsWords() {
+        final HttpResponse<String> oneStep = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/",
+                "{\"events\":[{\"id\":\"signed up\"}]}");
+        assertThat(oneStep.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(oneStep).get("detail").asText()).isEqualTo("Funnels require at least two steps.");
+        final HttpResponse<String> range = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/",
+                "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}],\"exclusions\":[{\"id\":\"x\",\"funnel_from_step\":1,\"funnel_to_step\":1}]}");
+        assertThat(TestEddy.json(range).get("detail").asText())
+                .isEqualTo("Exclusion event range is invalid. End of range should be greater than start.");
+    }
+
+    private static final String FUNNEL = "{\"events\":[{\"id\":\"signed up\",\"order\":0},{\"id\":\"paid\",\"order\":1}],"
+            + "\"date_from\":\"2021-05-01\",\"date_to\":\"2021-05-03\",\"funnel_window_interval\":1,\"funnel_window_interval_unit\":\"day\"}";
+
+    private static JsonNode funnel(final String query) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/", query);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
+    }
+
+    private static List<Integer> counts(final JsonNode funnel) {
+        final List<Integer> counts = new ArrayList<>();
+        funnel.path("result").forEach(step -> counts.add(step.get("count").asInt()));
+        return counts;
     }
 
     private static JsonNode trend(final String query) {
