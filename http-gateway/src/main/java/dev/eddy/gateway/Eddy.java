@@ -39,9 +39,8 @@ import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
-import dev.eddy.gateway.trends.FunnelService;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
-import dev.eddy.gateway.trends.TrendService;
+import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.users.UserRepository;
 import dev.eddy.gateway.users.UserRoutes;
 import dev.eddy.topology.EddyTopics;
@@ -208,7 +207,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new PersonsRoutes(projects, new PersonsService(stores, reads))::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.
-            routes.add(new InsightQueryRoutes(projects, new TrendService(stores), new FunnelService(stores))::mount);
+            routes.add(new InsightQueryRoutes(projects, new InsightQueryService(stores))::mount);
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
             routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards

@@ -26,13 +26,11 @@ public final class InsightQueryRoutes {
     public static final String READ = "insight:read";
 
     private final ProjectRepository projects;
-    private final TrendService trends;
-    private final FunnelService funnels;
+    private final InsightQueryService queries;
 
-    public InsightQueryRoutes(final ProjectRepository projects, final TrendService trends, final FunnelService funnels) {
+    public InsightQueryRoutes(final ProjectRepository projects, final InsightQueryService queries) {
         this.projects = projects;
-        this.trends = trends;
-        this.funnels = funnels;
+        this.queries = queries;
     }
 
     public void mount(final Router router) {
@@ -46,7 +44,7 @@ public final class InsightQueryRoutes {
     private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> (trend ? trends.trend(project, query) : funnels.funnel(project, query)).map(result -> {
+                .compose(project -> (trend ? queries.trend(project, query) : queries.funnel(project, query)).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());
