@@ -35,6 +35,8 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
     /** Without {@code date_from}, PostHog looks this many days back. */
     public static final int DEFAULT_DAYS = 7;
     private static final long LAST_NANO = 999_999_000L;
+    /** A relative start counted in days ({@code -7d}, {@code -14d}). */
+    private static final java.util.regex.Pattern WHOLE_WEEKS_OF_DAYS = java.util.regex.Pattern.compile("\\s*-?\\d+d\\s*");
     private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT);
     private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
     // PostHog's labels use English month abbreviations (strftime %b).
@@ -116,6 +118,43 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
             starts.add(start);
         }
         return starts;
+    }
+
+    /**
+     * The period a {@code compare} query sets beside this one, as PostHog computes it: with {@code compare_to}
+     * ({@code -1w}, {@code -2d}, ...) the same length starting that far before this period's start; otherwise the
+     * same length right before, keeping the start's time of day (its minutes by hour), and for a daily range that
+     * started a whole number of weeks ago ({@code -7d}, {@code -14d}) without an absolute end one day later, so
+     * that it overlaps this one by a day, as PostHog's does.
+     *
+     * @param dateFrom  the query's {@code date_from} as given
+     * @param dateTo    the query's {@code date_to} as given
+     * @param compareTo the query's {@code compare_to}, if any
+     */
+    public DateRange previous(final Optional<String> dateFrom, final Optional<String> dateTo, final Optional<String> compareTo) {
+        final java.time.Duration length = java.time.Duration.between(from, to);
+        if (compareTo.isPresent()) {
+            final ZonedDateTime start = DateExpression.parse(compareTo.get(), from.getZone(), from).time();
+            return new DateRange(start, start.plus(length), interval, weekStart);
+        }
+        ZonedDateTime start = from.minus(length);
+        final ZonedDateTime end;
+        if (interval == Interval.HOUR) {
+            start = start.withMinute(from.getMinute()).withSecond(from.getSecond()).withNano(from.getNano());
+            final ZonedDateTime shifted = start.plus(length);
+            end = shifted.withMinute(to.getMinute()).withSecond(to.getSecond()).withNano(to.getNano());
+        } else {
+            start = start.with(from.toLocalTime());
+            final boolean wholeWeeksOfDays = dateFrom.map(WHOLE_WEEKS_OF_DAYS::matcher).map(java.util.regex.Matcher::matches).orElse(false)
+                    && new java.math.BigInteger(dateFrom.get().replaceAll("\\D", "")).mod(java.math.BigInteger.valueOf(7)).signum() == 0;
+            final boolean absoluteEnd = dateTo.filter(s -> !s.isBlank()).map(s -> !DateExpression.parse(s, from.getZone(), to).isRelative())
+                    .orElse(true);
+            if (interval == Interval.DAY && wholeWeeksOfDays && absoluteEnd) {
+                start = start.plusDays(1);
+            }
+            end = start.plus(length).with(to.toLocalTime());
+        }
+        return new DateRange(start, end, interval, weekStart);
     }
 
     /** A bucket as PostHog's {@code days} list names it: {@code 2020-01-09}, or {@code 2020-01-09 13:00:00} by hour. */

@@ -51,16 +51,19 @@ public final class TrendQuery {
 
     private final List<Series> series;
     private final DateRange range;
+    /** The previous period, with {@code compare}. */
+    private final Optional<DateRange> previous;
     private final PropertyFilter global;
     private final Optional<Breakdown> breakdown;
     private final String display;
     private final Optional<Formula> formula;
     private final ObjectNode filter;
 
-    private TrendQuery(final List<Series> series, final DateRange range, final PropertyFilter global,
+    private TrendQuery(final List<Series> series, final DateRange range, final Optional<DateRange> previous, final PropertyFilter global,
                        final Optional<Breakdown> breakdown, final String display, final Optional<Formula> formula, final ObjectNode filter) {
         this.series = series;
         this.range = range;
+        this.previous = previous;
         this.global = global;
         this.breakdown = breakdown;
         this.display = display;
@@ -85,9 +88,6 @@ public final class TrendQuery {
      */
     public static TrendQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart,
                                    final JsonNode testAccountFilters, final Instant now, final Supplier<Optional<Instant>> earliest) {
-        if (query.has("compare") && query.get("compare").asBoolean(false)) {
-            throw new IllegalArgumentException("compare is not supported by Eddy yet");
-        }
         final List<ObjectNode> entities = new ArrayList<>();
         for (final String kind : List.of("events", "actions")) {
             final JsonNode list = query.path(kind);
@@ -154,7 +154,10 @@ public final class TrendQuery {
         if (formula.isPresent() && breakdown.isPresent()) {
             throw new IllegalArgumentException("a formula with a breakdown is not supported by Eddy yet");
         }
-        return new TrendQuery(series, range, global, breakdown, display, formula, echo(query, range, interval, display));
+        final Optional<DateRange> previous = query.path("compare").asBoolean(false)
+                ? Optional.of(range.previous(text(query.get("date_from")), text(query.get("date_to")), text(query.get("compare_to"))))
+                : Optional.empty();
+        return new TrendQuery(series, range, previous, global, breakdown, display, formula, echo(query, range, interval, display));
     }
 
     public DateRange range() {
@@ -180,16 +183,23 @@ public final class TrendQuery {
     /** An empty partial, to add events to. */
     public Partial partial() {
         final List<SeriesPartial> partials = new ArrayList<>();
-        for (final Series s : series) {
-            partials.add(new SeriesPartial(s.math(), range));
+        for (final DateRange r : ranges()) {
+            for (final Series s : series) {
+                partials.add(new SeriesPartial(s.math(), r));
+            }
         }
         return new Partial(partials);
     }
 
-    /** The earliest time an event can count (weekly and monthly actives look back before the range). */
-    public Instant earliestRelevant() {
-        final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(range.interval()).activeDays()).max().orElse(1);
-        return range.from().minusDays(lookBack - 1L).toInstant();
+    /** The current period, then the previous one with {@code compare}. */
+    private List<DateRange> ranges() {
+        return previous.map(p -> List.of(range, p)).orElse(List.of(range));
+    }
+
+    /** The earliest time an event can count in {@code r} (weekly and monthly actives look back before it). */
+    private Instant earliestRelevant(final DateRange r) {
+        final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(r.interval()).activeDays()).max().orElse(1);
+        return r.from().minusDays(lookBack - 1L).toInstant();
     }
 
     /** Adds one timeline event of {@code personUuid} to {@code partial}, for every series it matches. */
@@ -197,7 +207,12 @@ public final class TrendQuery {
                     final Instant now) {
         final Instant time = Instant.ofEpochSecond(Math.floorDiv(event.timeMicros(), 1_000_000L),
                 Math.floorMod(event.timeMicros(), 1_000_000L) * 1000L);
-        if (time.isBefore(earliestRelevant()) || time.isAfter(range.to().toInstant())) {
+        final List<DateRange> ranges = ranges();
+        boolean relevant = false;
+        for (final DateRange r : ranges) {
+            relevant |= !time.isBefore(earliestRelevant(r)) && !time.isAfter(r.to().toInstant());
+        }
+        if (!relevant) {
             return;
         }
         final EventSource source = new EventSource(personUuid, event, properties);
@@ -222,7 +237,10 @@ public final class TrendQuery {
             final OptionalDouble value = s.mathProperty().flatMap(p -> PropertyFilter.number(source.event(p)))
                     .map(OptionalDouble::of).orElse(OptionalDouble.empty());
             final String breakdownValue = breakdown.map(b -> breakdownValue(b, source)).orElse("");
-            partial.series.get(s.order()).add(new TrendEvent(time, actor, value, breakdownValue));
+            final TrendEvent counted = new TrendEvent(time, actor, value, breakdownValue);
+            for (int r = 0; r < ranges.size(); r++) {
+                partial.series.get(r * series.size() + s.order()).add(counted);
+            }
         }
     }
 
@@ -238,42 +256,55 @@ public final class TrendQuery {
         return PropertyFilter.text(value);
     }
 
-    /** PostHog's result items for the whole query (every partial merged into {@code whole}). */
+    /** PostHog's result items for the whole query (every partial merged into {@code whole}): current first. */
     public ArrayNode result(final Partial whole) {
         final boolean totalValue = TOTAL_VALUE_DISPLAYS.contains(display);
         final boolean cumulative = "ActionsLineGraphCumulative".equals(display);
-        final List<List<TrendSeries.Item>> perSeries = new ArrayList<>();
-        for (int i = 0; i < series.size(); i++) {
-            final SeriesPartial partial = whole.series.get(i);
-            final int limit = breakdown.map(Breakdown::limit).orElse(DEFAULT_BREAKDOWN_LIMIT);
-            final boolean hideOther = breakdown.map(Breakdown::hideOther).orElse(false);
-            perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther)
-                    : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther));
-        }
         final ArrayNode result = NODES.arrayNode();
-        if (formula.isPresent()) {
-            result.add(formulaItem(perSeries, totalValue));
-            return result;
-        }
-        for (int i = 0; i < series.size(); i++) {
-            for (final TrendSeries.Item item : perSeries.get(i)) {
-                result.add(item(series.get(i), item, totalValue));
+        final List<DateRange> ranges = ranges();
+        for (int r = 0; r < ranges.size(); r++) {
+            final DateRange period = ranges.get(r);
+            final Optional<String> compareLabel = previous.isPresent() ? Optional.of(r == 0 ? "current" : "previous") : Optional.empty();
+            final List<List<TrendSeries.Item>> perSeries = new ArrayList<>();
+            for (int i = 0; i < series.size(); i++) {
+                final SeriesPartial partial = whole.series.get(r * series.size() + i);
+                final int limit = breakdown.map(Breakdown::limit).orElse(DEFAULT_BREAKDOWN_LIMIT);
+                final boolean hideOther = breakdown.map(Breakdown::hideOther).orElse(false);
+                perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther)
+                        : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther));
+            }
+            if (formula.isPresent()) {
+                result.add(compared(formulaItem(perSeries, totalValue, period), compareLabel));
+                continue;
+            }
+            for (int i = 0; i < series.size(); i++) {
+                for (final TrendSeries.Item item : perSeries.get(i)) {
+                    result.add(compared(item(series.get(i), item, totalValue, period), compareLabel));
+                }
             }
         }
         return result;
     }
 
-    private ObjectNode item(final Series s, final TrendSeries.Item item, final boolean totalValue) {
+    private static ObjectNode compared(final ObjectNode item, final Optional<String> label) {
+        label.ifPresent(l -> {
+            item.put("compare", true);
+            item.put("compare_label", l);
+        });
+        return item;
+    }
+
+    private ObjectNode item(final Series s, final TrendSeries.Item item, final boolean totalValue, final DateRange period) {
         final ObjectNode node = NODES.objectNode();
-        final List<ZonedDateTime> buckets = range.buckets();
+        final List<ZonedDateTime> buckets = period.buckets();
         final ArrayNode data = node.putArray("data");
         final ArrayNode labels = node.putArray("labels");
         final ArrayNode days = node.putArray("days");
         if (!totalValue) {
             for (int i = 0; i < buckets.size(); i++) {
                 data.add(number(item.data()[i]));
-                labels.add(range.label(buckets.get(i)));
-                days.add(range.day(buckets.get(i)));
+                labels.add(period.label(buckets.get(i)));
+                days.add(period.day(buckets.get(i)));
             }
         }
         node.set("count", number(item.count()));
@@ -290,7 +321,7 @@ public final class TrendQuery {
         return node;
     }
 
-    private ObjectNode formulaItem(final List<List<TrendSeries.Item>> perSeries, final boolean totalValue) {
+    private ObjectNode formulaItem(final List<List<TrendSeries.Item>> perSeries, final boolean totalValue, final DateRange period) {
         final Formula f = formula.get();
         final ObjectNode node = NODES.objectNode();
         if (totalValue) {
@@ -301,7 +332,7 @@ public final class TrendQuery {
             node.put("count", 0);
             node.set("aggregated_value", number(f.evaluate(values)));
         } else {
-            final List<ZonedDateTime> buckets = range.buckets();
+            final List<ZonedDateTime> buckets = period.buckets();
             final ArrayNode data = node.putArray("data");
             final ArrayNode labels = node.putArray("labels");
             final ArrayNode days = node.putArray("days");
@@ -314,8 +345,8 @@ public final class TrendQuery {
                 final double v = f.evaluate(values);
                 sum += v;
                 data.add(number(v));
-                labels.add(range.label(buckets.get(b)));
-                days.add(range.day(buckets.get(b)));
+                labels.add(period.label(buckets.get(b)));
+                days.add(period.day(buckets.get(b)));
             }
             node.put("count", sum);
         }
@@ -352,7 +383,7 @@ public final class TrendQuery {
         filter.put("date_to", range.to().toOffsetDateTime().toString());
         filter.put("interval", interval.lowerName());
         filter.put("display", display);
-        for (final String key : List.of("breakdown", "breakdown_type", "breakdown_limit", "formula")) {
+        for (final String key : List.of("breakdown", "breakdown_type", "breakdown_limit", "formula", "compare", "compare_to")) {
             if (query.has(key) && !query.get(key).isNull()) {
                 filter.set(key, query.get(key));
             }

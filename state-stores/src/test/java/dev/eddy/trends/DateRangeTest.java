@@ -124,6 +124,31 @@ class DateRangeTest {
     }
 
     @Test
+    void thePreviousPeriodIsPostHogs() {
+        final DateRange absolute = range("2020-01-15", "2020-01-19", Interval.DAY);
+        final DateRange before = absolute.previous(Optional.of("2020-01-15"), Optional.of("2020-01-19"), Optional.empty());
+        assertThat(before.from()).isEqualTo(utc("2020-01-10T00:00:00"));
+        assertThat(before.to()).isEqualTo(utc("2020-01-14T23:59:59.999999"));
+        // -7d: eight days, and a previous period that overlaps it by one day (test_trends_compare_day_interval_relative_range).
+        final Instant now = Instant.parse("2020-01-04T13:00:01Z");
+        final DateRange week = DateRange.resolve(Optional.of("-7d"), Optional.empty(), Interval.DAY, UTC, DayOfWeek.SUNDAY, now, Optional::empty);
+        final DateRange lastWeek = week.previous(Optional.of("-7d"), Optional.empty(), Optional.empty());
+        assertThat(week.buckets().stream().map(week::day)).first().isEqualTo("2019-12-28");
+        assertThat(lastWeek.buckets().stream().map(lastWeek::day)).containsExactly("2019-12-21", "2019-12-22", "2019-12-23", "2019-12-24",
+                "2019-12-25", "2019-12-26", "2019-12-27", "2019-12-28");
+        // -48h by day: the two days before, whole (test_query_previous_period_date_range).
+        final DateRange hours = DateRange.resolve(Optional.of("-48h"), Optional.empty(), Interval.DAY, UTC, DayOfWeek.SUNDAY,
+                Instant.parse("2021-08-25T00:00:00Z"), Optional::empty);
+        final DateRange beforeHours = hours.previous(Optional.of("-48h"), Optional.empty(), Optional.empty());
+        assertThat(beforeHours.from()).isEqualTo(utc("2021-08-20T00:00:00"));
+        assertThat(beforeHours.to()).isEqualTo(utc("2021-08-22T23:59:59.999999"));
+        // compare_to: the same length, starting that far before this period's start.
+        final DateRange weekBefore = absolute.previous(Optional.of("2020-01-15"), Optional.of("2020-01-19"), Optional.of("-1w"));
+        assertThat(weekBefore.from()).isEqualTo(utc("2020-01-08T00:00:00"));
+        assertThat(weekBefore.to()).isEqualTo(utc("2020-01-12T23:59:59.999999"));
+    }
+
+    @Test
     void daysAreTheProjectsDays() {
         final ZoneId newYork = ZoneId.of("America/New_York");
         // 03:00 UTC is still the previous evening in New York.

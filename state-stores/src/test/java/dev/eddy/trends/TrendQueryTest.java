@@ -67,6 +67,28 @@ class TrendQueryTest {
     }
 
     @Test
+    void comparePutsThePreviousPeriodAfterTheCurrentOne() {
+        // test_trends_query_runner's compare cases with the formula A+2*B.
+        final String query = "{\"events\":[{\"id\":\"$pageview\",\"order\":0},{\"id\":\"$pageleave\",\"order\":1}],"
+                + "\"formula\":\"A+2*B\",\"date_from\":\"2020-01-15\",\"date_to\":\"2020-01-19\",\"compare\":true";
+        final ArrayNode previous = run(query + "}");
+        assertThat(previous).hasSize(2);
+        assertThat(ints(previous.get(0).get("data"))).containsExactly(2, 2, 1, 0, 1);
+        assertThat(previous.get(0).get("compare_label").asText()).isEqualTo("current");
+        assertThat(ints(previous.get(1).get("data"))).containsExactly(0, 3, 5, 7, 0);
+        assertThat(previous.get(1).get("count").asInt()).isEqualTo(15);
+        assertThat(previous.get(1).get("compare_label").asText()).isEqualTo("previous");
+        assertThat(previous.get(1).get("days").get(0).asText()).isEqualTo("2020-01-10");
+        assertThat(previous.get(1).get("compare").asBoolean()).isTrue();
+        assertThat(ints(run(query + ",\"compare_to\":\"-1w\"}").get(1).get("data"))).containsExactly(0, 1, 0, 3, 5);
+        assertThat(ints(run(query + ",\"compare_to\":\"-2d\"}").get(1).get("data"))).containsExactly(7, 0, 2, 2, 1);
+
+        final ArrayNode series = run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-15\",\"date_to\":\"2020-01-19\",\"compare\":true}");
+        assertThat(series).extracting(i -> i.get("compare_label").asText()).containsExactly("current", "previous");
+        assertThat(ints(series.get(1).get("data"))).containsExactly(0, 1, 3, 1, 0);
+    }
+
+    @Test
     void breakdownsFiltersAndTotalValues() {
         final ArrayNode byBrowser = run("{\"events\":[{\"id\":\"$pageview\"}],\"breakdown\":\"$browser\",\"date_from\":\"2020-01-09\","
                 + "\"date_to\":\"2020-01-20\"}");
