@@ -68,7 +68,16 @@ public final class StreamsApp implements AutoCloseable {
      */
     public static StreamsApp start(final EddyConfig config, final String advertised) {
         final EddyTopics topics = EddyTopics.of(config.kafka());
-        final KafkaStreams streams = new KafkaStreams(EddyTopology.build(topics, config.streams()), StreamsProperties.of(config, advertised));
+        final org.apache.kafka.streams.Topology topology = EddyTopology.build(topics, config.streams());
+        final KafkaStreams streams = new KafkaStreams(topology, StreamsProperties.of(config, advertised));
+        final java.nio.file.Path appStateDir = config.streams().stateDir().toAbsolutePath().resolve(config.applicationId());
+        final String fingerprint = TopologyFingerprint.of(topology.describe());
+        if (TopologyFingerprint.stale(appStateDir, fingerprint)) {
+            LOG.warn("the local state in {} was written by another topology (an upgrade): wiping it; the stores are restored "
+                    + "from their changelog topics", appStateDir);
+            streams.cleanUp();
+        }
+        TopologyFingerprint.record(appStateDir, fingerprint);
         final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics));
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
