@@ -50,15 +50,17 @@ public final class FunnelQuery {
     private final long windowMicros;
     private final DateRange range;
     private final PropertyFilter global;
+    private final Optional<TimeToConvert> timeToConvert;
 
     private FunnelQuery(final List<Step> steps, final List<Exclusion> exclusions, final String orderType, final long windowMicros,
-                        final DateRange range, final PropertyFilter global) {
+                        final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert) {
         this.steps = steps;
         this.exclusions = exclusions;
         this.orderType = orderType;
         this.windowMicros = windowMicros;
         this.range = range;
         this.global = global;
+        this.timeToConvert = timeToConvert;
     }
 
     /**
@@ -70,7 +72,7 @@ public final class FunnelQuery {
             throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
         }
         final String viz = query.path("funnel_viz_type").asText("steps");
-        if (!"steps".equals(viz)) {
+        if (!"steps".equals(viz) && !"time_to_convert".equals(viz)) {
             throw new IllegalArgumentException("funnel_viz_type " + viz + " is not supported by Eddy yet");
         }
         for (final String unsupported : List.of("breakdown", "aggregation_group_type_index")) {
@@ -108,7 +110,35 @@ public final class FunnelQuery {
         if (query.path("filter_test_accounts").asBoolean(false) && testAccountFilters != null && testAccountFilters.isArray()) {
             global = global.and(PropertyFilter.parse(testAccountFilters));
         }
-        return new FunnelQuery(steps, exclusions, orderType, window(query).toNanos() / 1000, range, global);
+        Optional<TimeToConvert> timeToConvert = Optional.empty();
+        if ("time_to_convert".equals(viz)) {
+            final int n = steps.size();
+            final int from = query.path("funnel_from_step").asInt(0);
+            final int to = query.path("funnel_to_step").asInt(n - 1);
+            if (to <= 0 || to >= n) {
+                final List<String> allowed = new ArrayList<>();
+                for (int i = 1; i < n; i++) {
+                    allowed.add(Integer.toString(i));
+                }
+                throw new IllegalArgumentException("Filter parameter funnel_to_step can only be one of " + String.join(", ", allowed)
+                        + " for time to convert!");
+            }
+            if (from < 0 || from >= to) {
+                throw new IllegalArgumentException("Funnel step range is invalid. funnelToStep should be greater than funnelFromStep.");
+            }
+            final Optional<Integer> bins = query.hasNonNull("bin_count") ? Optional.of(Math.max(1, Math.min(90, query.get("bin_count").asInt(1))))
+                    : Optional.empty();
+            timeToConvert = Optional.of(new TimeToConvert(from, to, bins));
+        }
+        return new FunnelQuery(steps, exclusions, orderType, window(query).toNanos() / 1000, range, global, timeToConvert);
+    }
+
+    /**
+     * {@code funnel_viz_type: time_to_convert}: how long converting from one step to another took.
+     *
+     * @param bins the requested number of bins ({@code bin_count}, 1 to 90), else PostHog's automatic count
+     */
+    record TimeToConvert(int fromStep, int toStep, Optional<Integer> bins) {
     }
 
     private static List<Exclusion> exclusions(final JsonNode list, final List<Step> steps, final String orderType) {
@@ -240,8 +270,11 @@ public final class FunnelQuery {
                 : new OrderedFunnel(steps.size(), windowMicros, strict).evaluate(fed));
     }
 
-    /** PostHog's step list ({@code []} when nobody entered). */
-    public ArrayNode result(final Partial whole) {
+    /** PostHog's answer: the step list ({@code []} when nobody entered), or the time-to-convert histogram. */
+    public JsonNode result(final Partial whole) {
+        if (timeToConvert.isPresent()) {
+            return timeToConvert(whole, timeToConvert.get());
+        }
         final ArrayNode result = NODES.arrayNode();
         final List<FunnelSteps.Step> counted = FunnelSteps.of(steps.size(), whole.outcomes);
         final boolean unordered = "unordered".equals(orderType);
@@ -267,6 +300,46 @@ public final class FunnelQuery {
             node.putNull("converted_people_url");
             node.putNull("dropped_people_url");
         }
+        return result;
+    }
+
+    /**
+     * PostHog's histogram of the time from {@code fromStep} to {@code toStep} among the actors who got that far:
+     * {@code bin_count} bins (else the cube root of the number of actors, 1 to 60) of equal whole-second width from
+     * the shortest time, plus one past the longest; {@code [[bin start, actors], ...]} and the average.
+     */
+    private static ObjectNode timeToConvert(final Partial whole, final TimeToConvert t) {
+        final List<Double> samples = new ArrayList<>();
+        for (final FunnelOutcome outcome : whole.outcomes) {
+            if (outcome.stepReached() >= t.toStep()) {
+                double total = 0;
+                for (int i = t.fromStep(); i < t.toStep(); i++) {
+                    total += outcome.timings()[i];
+                }
+                samples.add(total);
+            }
+        }
+        final ObjectNode result = NODES.objectNode();
+        final ArrayNode bins = result.putArray("bins");
+        if (samples.isEmpty()) {
+            result.putNull("average_conversion_time");
+            return result;
+        }
+        final int count = t.bins().orElseGet(() -> (int) Math.max(1, Math.min(60, Math.ceil(Math.cbrt(samples.size())))));
+        final double min = Math.floor(samples.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
+        final double max = Math.ceil(samples.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+        double width = Math.ceil((max - min) / count);
+        if (width <= 0) {
+            width = 60;
+        }
+        final long[] actors = new long[count + 1];
+        for (final double sample : samples) {
+            actors[(int) Math.min(count, Math.floor((sample - min) / width))]++;
+        }
+        for (int k = 0; k <= count; k++) {
+            bins.addArray().add(Math.round(min + k * width)).add(actors[k]);
+        }
+        result.put("average_conversion_time", samples.stream().mapToDouble(Double::doubleValue).average().orElseThrow());
         return result;
     }
 

@@ -44,7 +44,7 @@ public final class InsightQueryRoutes {
     private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> (trend ? queries.trend(project, query) : queries.funnel(project, query)).map(result -> {
+                .compose(project -> (trend ? queries.trend(project, query).map(JsonNode.class::cast) : queries.funnel(project, query)).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());

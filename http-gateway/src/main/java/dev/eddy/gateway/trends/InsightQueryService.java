@@ -65,8 +65,11 @@ public final class InsightQueryService {
         });
     }
 
-    /** A funnel: PostHog's steps. The timelines are read person by person (the store's key order), each in time order. */
-    public Future<ArrayNode> funnel(final Project project, final JsonNode query) {
+    /**
+     * A funnel: PostHog's steps, or its time-to-convert histogram. The timelines are read person by person (the
+     * store's key order), each in time order.
+     */
+    public Future<JsonNode> funnel(final Project project, final JsonNode query) {
         return scan(project, scan -> {
             final FunnelQuery funnel = parsed(() -> FunnelQuery.parse(query, scan.time().zone(), scan.time().weekStart(),
                     project.testAccountFilters(), scan.now(), scan::earliest));
