@@ -4,12 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.trends.DateRange;
 import dev.eddy.trends.Interval;
 import dev.eddy.trends.PropertyFilter;
-import java.io.IOException;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
@@ -221,6 +219,11 @@ public final class FunnelQuery {
         return new Partial();
     }
 
+    /** Whether an event at this time is in the query's range: scans skip the others without decoding them. */
+    public boolean relevant(final long timeMicros) {
+        return range.contains(TimelineEvent.instant(timeMicros));
+    }
+
     /**
      * Evaluates one actor.
      *
@@ -232,8 +235,7 @@ public final class FunnelQuery {
         final List<FunnelEvent> fed = new ArrayList<>();
         final boolean strict = "strict".equals(orderType);
         for (final TimelineEvent e : events) {
-            final Instant time = Instant.ofEpochSecond(Math.floorDiv(e.timeMicros(), 1_000_000L), Math.floorMod(e.timeMicros(), 1_000_000L) * 1000L);
-            if (!range.contains(time)) {
+            if (!range.contains(e.time())) {
                 continue;
             }
             final PropertyFilter.Source props = source.apply(e);
@@ -350,15 +352,5 @@ public final class FunnelQuery {
 
     private static Optional<String> text(final JsonNode node) {
         return node == null || node.isNull() || node.asText().isBlank() ? Optional.empty() : Optional.of(node.asText());
-    }
-
-    /** Reads an event's properties JSON, for filters (an unreadable one reads as empty). */
-    public static ObjectNode properties(final TimelineEvent event) {
-        try {
-            final JsonNode tree = Json.mapper().readTree(event.properties());
-            return tree instanceof ObjectNode o ? o : NODES.objectNode();
-        } catch (final IOException e) {
-            return NODES.objectNode();
-        }
     }
 }

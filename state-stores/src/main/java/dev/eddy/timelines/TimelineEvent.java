@@ -76,6 +76,21 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
         }
     }
 
+    /** When the event happened. */
+    public java.time.Instant time() {
+        return instant(timeMicros);
+    }
+
+    /** Microseconds since the epoch as an instant. */
+    public static java.time.Instant instant(final long micros) {
+        return java.time.Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+    }
+
+    /** An instant as microseconds since the epoch (finer digits dropped). */
+    public static long micros(final java.time.Instant time) {
+        return Math.addExact(Math.multiplyExact(time.getEpochSecond(), 1_000_000L), time.getNano() / 1_000L);
+    }
+
     /** Only the time of an encoded event, without decoding the rest. */
     public static long timeOf(final byte[] bytes) {
         return ByteBuffer.wrap(bytes, 1, 8).getLong();

@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
-import java.io.IOException;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -53,6 +51,10 @@ public final class TrendQuery {
     private final DateRange range;
     /** The previous period, with {@code compare}. */
     private final Optional<DateRange> previous;
+    /** The current period, then the previous one with {@code compare}. */
+    private final List<DateRange> ranges;
+    /** Per period, the first and last microsecond an event can count in (weekly and monthly actives look back). */
+    private final long[][] windows;
     private final PropertyFilter global;
     private final Optional<Breakdown> breakdown;
     private final String display;
@@ -64,20 +66,15 @@ public final class TrendQuery {
         this.series = series;
         this.range = range;
         this.previous = previous;
+        this.ranges = previous.map(p -> List.of(range, p)).orElse(List.of(range));
+        final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(range.interval()).activeDays()).max().orElse(1);
+        this.windows = ranges.stream().map(r -> new long[] {TimelineEvent.micros(r.from().minusDays(lookBack - 1L).toInstant()),
+                TimelineEvent.micros(r.to().toInstant())}).toArray(long[][]::new);
         this.global = global;
         this.breakdown = breakdown;
         this.display = display;
         this.formula = formula;
         this.filter = filter;
-    }
-
-    /** Where the persons' and groups' properties come from while the query runs. */
-    public interface Properties {
-        /** The person's current properties, or an empty object. */
-        ObjectNode person(String personUuid);
-
-        /** The group's properties, or an empty object. */
-        ObjectNode group(int typeIndex, String groupKey);
     }
 
     /**
@@ -183,7 +180,7 @@ public final class TrendQuery {
     /** An empty partial, to add events to. */
     public Partial partial() {
         final List<SeriesPartial> partials = new ArrayList<>();
-        for (final DateRange r : ranges()) {
+        for (final DateRange r : ranges) {
             for (final Series s : series) {
                 partials.add(new SeriesPartial(s.math(), r));
             }
@@ -191,31 +188,24 @@ public final class TrendQuery {
         return new Partial(partials);
     }
 
-    /** The current period, then the previous one with {@code compare}. */
-    private List<DateRange> ranges() {
-        return previous.map(p -> List.of(range, p)).orElse(List.of(range));
-    }
-
-    /** The earliest time an event can count in {@code r} (weekly and monthly actives look back before it). */
-    private Instant earliestRelevant(final DateRange r) {
-        final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(r.interval()).activeDays()).max().orElse(1);
-        return r.from().minusDays(lookBack - 1L).toInstant();
+    /** Whether an event at this time can count at all: scans skip the others without decoding them. */
+    public boolean relevant(final long timeMicros) {
+        for (final long[] window : windows) {
+            if (timeMicros >= window[0] && timeMicros <= window[1]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Adds one timeline event of {@code personUuid} to {@code partial}, for every series it matches. */
-    public void add(final Partial partial, final String personUuid, final TimelineEvent event, final Properties properties,
+    public void add(final Partial partial, final String personUuid, final TimelineEvent event, final PropertyLookup properties,
                     final Instant now) {
-        final Instant time = Instant.ofEpochSecond(Math.floorDiv(event.timeMicros(), 1_000_000L),
-                Math.floorMod(event.timeMicros(), 1_000_000L) * 1000L);
-        final List<DateRange> ranges = ranges();
-        boolean relevant = false;
-        for (final DateRange r : ranges) {
-            relevant |= !time.isBefore(earliestRelevant(r)) && !time.isAfter(r.to().toInstant());
-        }
-        if (!relevant) {
+        if (!relevant(event.timeMicros())) {
             return;
         }
-        final EventSource source = new EventSource(personUuid, event, properties);
+        final Instant time = event.time();
+        final TimelineEventSource source = new TimelineEventSource(personUuid, event, properties);
         for (final Series s : series) {
             if (s.event().isPresent() && !s.event().get().equals(event.event())) {
                 continue;
@@ -244,7 +234,7 @@ public final class TrendQuery {
         }
     }
 
-    private static String breakdownValue(final Breakdown b, final EventSource source) {
+    private static String breakdownValue(final Breakdown b, final TimelineEventSource source) {
         final JsonNode value = switch (b.type()) {
             case "person" -> source.person(b.property());
             case "group" -> source.group(b.groupTypeIndex(), b.property());
@@ -261,7 +251,6 @@ public final class TrendQuery {
         final boolean totalValue = TOTAL_VALUE_DISPLAYS.contains(display);
         final boolean cumulative = "ActionsLineGraphCumulative".equals(display);
         final ArrayNode result = NODES.arrayNode();
-        final List<DateRange> ranges = ranges();
         for (int r = 0; r < ranges.size(); r++) {
             final DateRange period = ranges.get(r);
             final Optional<String> compareLabel = previous.isPresent() ? Optional.of(r == 0 ? "current" : "previous") : Optional.empty();
@@ -398,47 +387,5 @@ public final class TrendQuery {
 
     private static Optional<String> text(final JsonNode node) {
         return node == null || node.isNull() || node.asText().isBlank() ? Optional.empty() : Optional.of(node.asText());
-    }
-
-    /** One event's properties for filters: its own JSON (parsed once, if read), its person's and its groups'. */
-    public static final class EventSource implements PropertyFilter.Source {
-        private final String person;
-        private final TimelineEvent event;
-        private final Properties properties;
-        private ObjectNode parsed;
-        private ObjectNode personProperties;
-
-        public EventSource(final String person, final TimelineEvent event, final Properties properties) {
-            this.person = person;
-            this.event = event;
-            this.properties = properties;
-        }
-
-        @Override
-        public JsonNode event(final String key) {
-            if (parsed == null) {
-                try {
-                    final JsonNode tree = Json.mapper().readTree(event.properties());
-                    parsed = tree instanceof ObjectNode o ? o : NODES.objectNode();
-                } catch (final IOException e) {
-                    parsed = NODES.objectNode();
-                }
-            }
-            return parsed.get(key);
-        }
-
-        @Override
-        public JsonNode person(final String key) {
-            if (personProperties == null) {
-                personProperties = properties.person(person);
-            }
-            return personProperties.get(key);
-        }
-
-        @Override
-        public JsonNode group(final int typeIndex, final String key) {
-            final String group = event.groups().get(typeIndex);
-            return group == null ? null : properties.group(typeIndex, group).get(key);
-        }
     }
 }

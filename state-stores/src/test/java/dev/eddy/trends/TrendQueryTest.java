@@ -138,7 +138,7 @@ class TrendQueryTest {
         // Two partials, as two instances would compute them, merged.
         final TrendQuery.Partial first = trend.partial();
         final TrendQuery.Partial second = trend.partial();
-        final TrendQuery.Properties properties = new TrendQuery.Properties() {
+        final PropertyLookup properties = new PropertyLookup() {
             @Override
             public ObjectNode person(final String personUuid) {
                 return (ObjectNode) read(PERSONS.get(personUuid));

@@ -50,7 +50,7 @@ public final class FlagsService {
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
     private final HashKeyOverrides overrides;
-    private final AsyncLoadingCache<Long, List<FlagDefinition>> definitionCache = Caffeine.newBuilder()
+    private final AsyncLoadingCache<Long, ProjectFlags> definitionCache = Caffeine.newBuilder()
             .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
             .buildAsync((id, executor) -> loadDefinitions(id).toCompletionStage().toCompletableFuture());
     private final AsyncLoadingCache<Long, Map<Integer, String>> groupTypeCache = Caffeine.newBuilder()
@@ -87,45 +87,73 @@ public final class FlagsService {
     }
 
     /**
+     * A project's live, active flags as every request evaluates them, worked out once per load of the definitions.
+     *
+     * @param active      in key order
+     * @param continuity  the keys of the flags with experience continuity
+     * @param needsPerson whether any flag needs the person read (person properties or continuity)
+     */
+    private record ProjectFlags(List<Flag> active, List<String> continuity, boolean needsPerson) {
+        static ProjectFlags of(final List<FlagDefinition> definitions) {
+            final List<Flag> active = definitions.stream().filter(f -> f.active() && !f.deleted())
+                    .sorted(java.util.Comparator.comparing(FlagDefinition::key))
+                    .map(f -> new Flag(f, f.needsPersonProperties() || f.ensureExperienceContinuity())).toList();
+            return new ProjectFlags(active, active.stream().filter(f -> f.definition().ensureExperienceContinuity())
+                    .map(f -> f.definition().key()).toList(), active.stream().anyMatch(Flag::needsPerson));
+        }
+    }
+
+    /** @param needsPerson whether it cannot be answered truthfully without the person */
+    private record Flag(FlagDefinition definition, boolean needsPerson) {
+    }
+
+    /**
+     * The outcome of reading the person.
+     *
+     * @param readable whether the read succeeded (an unreadable person leaves out the flags that need it)
+     * @param person   the person, if the distinct id has one
+     */
+    private record PersonRead(boolean readable, Optional<PersonState> person) {
+        static final PersonRead UNREADABLE = new PersonRead(false, Optional.empty());
+        static final PersonRead NOT_NEEDED = new PersonRead(true, Optional.empty());
+    }
+
+    /**
      * What the flags are evaluated from.
      *
-     * @param person     the person's stored properties; empty when the person could not be read
-     * @param overrides  continuity flags' hash keys; empty when they could not be read
+     * @param overrides continuity flags' hash keys; empty when they could not be read
      */
-    private record Inputs(Optional<Optional<PersonState>> person, Optional<Map<String, String>> overrides,
-                          Map<Integer, String> groupTypes, Map<String, ObjectNode> groups) {
+    private record Inputs(PersonRead person, Optional<Map<String, String>> overrides, Map<Integer, String> groupTypes,
+                          Map<String, ObjectNode> groups) {
     }
 
     public Future<Evaluation> evaluate(final Request request) {
-        return definitions(request.projectId()).compose(definitions -> {
-            final List<FlagDefinition> active = definitions.stream().filter(f -> f.active() && !f.deleted()).toList();
-            final List<String> continuity = active.stream().filter(FlagDefinition::ensureExperienceContinuity)
-                    .map(FlagDefinition::key).toList();
-            final boolean needsPerson = !continuity.isEmpty() || active.stream().anyMatch(FlagDefinition::needsPersonProperties);
-            final Future<Optional<Optional<PersonState>>> person = needsPerson
-                    ? persons.byDistinctId(request.projectId(), request.token(), request.distinctId()).map(Optional::of)
-                            .otherwise(Optional.empty())
-                    : Future.succeededFuture(Optional.of(Optional.empty()));
-            return person.compose(stored -> continuityKeys(request, continuity, stored)
+        return definitions(request.projectId()).compose(flags -> {
+            final Future<PersonRead> person = flags.needsPerson()
+                    ? persons.byDistinctId(request.projectId(), request.token(), request.distinctId())
+                            .map(p -> new PersonRead(true, p)).otherwise(PersonRead.UNREADABLE)
+                    : Future.succeededFuture(PersonRead.NOT_NEEDED);
+            return person.compose(read -> continuityKeys(request, flags.continuity(), read)
                     .compose(overrides -> groupTypes(request.projectId())
                             .compose(types -> groupProperties(request, types)
-                                    .map(groups -> evaluate(request, active, new Inputs(stored, overrides, types, groups))))));
+                                    .map(groups -> evaluate(request, flags, new Inputs(read, overrides, types, groups))))));
         });
     }
 
-    private static Evaluation evaluate(final Request request, final List<FlagDefinition> active, final Inputs inputs) {
+    private static Evaluation evaluate(final Request request, final ProjectFlags flags, final Inputs inputs) {
         // Each store read deserializes a new person, so its properties are this request's own to override.
-        final ObjectNode properties = inputs.person().flatMap(p -> p).map(PersonState::properties)
+        final ObjectNode properties = inputs.person().person().map(PersonState::properties)
                 .orElseGet(() -> Json.mapper().createObjectNode());
         properties.setAll(request.personProperties());
         final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties, request.groups(),
                 inputs.groups(), inputs.groupTypes(), Instant.now());
-        final List<FlagEvaluator.Result> results = new ArrayList<>();
+        final List<FlagEvaluator.Result> results = new ArrayList<>(flags.active().size());
         final Map<String, FlagDefinition> byKey = new LinkedHashMap<>();
         boolean errors = false;
-        for (final FlagDefinition flag : active) {
+        for (final Flag entry : flags.active()) {
+            final FlagDefinition flag = entry.definition();
             // Without the person (or, for continuity, its hash key), a flag cannot be answered truthfully.
-            if (inputs.person().isEmpty() && (flag.needsPersonProperties() || flag.ensureExperienceContinuity())
+            if (entry.needsPerson() && !inputs.person().readable()
                     || flag.ensureExperienceContinuity() && inputs.overrides().isEmpty()) {
                 errors = true;
                 continue;
@@ -146,18 +174,18 @@ public final class FlagsService {
      * distinct id, as in PostHog.
      */
     private Future<Optional<Map<String, String>>> continuityKeys(final Request request, final List<String> continuity,
-                                                               final Optional<Optional<PersonState>> stored) {
+                                                               final PersonRead read) {
         if (continuity.isEmpty()) {
             return Future.succeededFuture(Optional.of(Map.of()));
         }
-        if (stored.isEmpty()) {
+        if (!read.readable()) {
             return Future.succeededFuture(Optional.empty());
         }
-        if (stored.get().isEmpty()) {
+        if (read.person().isEmpty()) {
             // No person yet, so nothing to remember the key for: hashed with the fallback.
             return Future.succeededFuture(Optional.of(Map.of()));
         }
-        final java.util.UUID person = java.util.UUID.fromString(stored.get().get().uuid());
+        final java.util.UUID person = java.util.UUID.fromString(read.person().get().uuid());
         final Future<Optional<java.util.UUID>> anonPerson = request.anonDistinctId().isEmpty()
                 ? Future.succeededFuture(Optional.empty())
                 : persons.byDistinctId(request.projectId(), request.token(), request.anonDistinctId().get())
@@ -167,12 +195,12 @@ public final class FlagsService {
                 .otherwise(Optional.empty());
     }
 
-    /** The project's flag definitions, sorted by key (cached for {@link #DEFINITIONS_TTL}). */
-    private Future<List<FlagDefinition>> definitions(final long projectId) {
+    /** The project's live, active flags (cached for {@link #DEFINITIONS_TTL}). */
+    private Future<ProjectFlags> definitions(final long projectId) {
         return cached(definitionCache.get(projectId));
     }
 
-    private Future<List<FlagDefinition>> loadDefinitions(final long projectId) {
+    private Future<ProjectFlags> loadDefinitions(final long projectId) {
         return stores.query(StoreNames.FLAG_DEFINITIONS, QueryableStoreTypes.<String, JsonNode>keyValueStore(), true,
                 (ReadOnlyKeyValueStore<String, JsonNode> store) -> {
                     final List<FlagDefinition> found = new ArrayList<>();
@@ -183,7 +211,7 @@ public final class FlagsService {
                 })
                 // A gateway without a streams instance reads the definitions from PostgreSQL, their source.
                 .recover(e -> repository.live(projectId).map(flags -> flags.stream().map(f -> FlagDefinition.of(f.definition())).toList()))
-                .map(list -> list.stream().sorted(java.util.Comparator.comparing(FlagDefinition::key)).toList());
+                .map(ProjectFlags::of);
     }
 
     /** The project's group type indexes to names (cached for {@link #DEFINITIONS_TTL}). */

@@ -11,6 +11,8 @@ import dev.eddy.persons.PersonState;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
+import dev.eddy.trends.PropertyLookup;
+import dev.eddy.trends.TimelineEventSource;
 import dev.eddy.trends.TrendQuery;
 import io.vertx.core.Future;
 import java.time.Instant;
@@ -39,7 +41,7 @@ public final class InsightQueryService {
 
     /** What a query reads: the project's calendar, its timelines, and persons' and groups' properties. */
     private record Scan(Project project, ProjectTime time, Instant now, ReadOnlyKeyValueStore<Bytes, byte[]> timelines,
-                        TrendQuery.Properties properties) {
+                        PropertyLookup properties) {
         Optional<Instant> earliest() {
             return TimelineScans.earliest(timelines, project.id());
         }
@@ -58,6 +60,9 @@ public final class InsightQueryService {
             try (KeyValueIterator<Bytes, byte[]> it = scan.events()) {
                 while (it.hasNext()) {
                     final KeyValue<Bytes, byte[]> entry = it.next();
+                    if (!trend.relevant(TimelineEvent.timeOf(entry.value))) {
+                        continue;
+                    }
                     trend.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), scan.properties(), scan.now());
                 }
             }
@@ -85,7 +90,9 @@ public final class InsightQueryService {
                         current = person;
                         events.clear();
                     }
-                    events.add(TimelineEvent.decode(entry.value));
+                    if (funnel.relevant(TimelineEvent.timeOf(entry.value))) {
+                        events.add(TimelineEvent.decode(entry.value));
+                    }
                 }
             }
             evaluate(funnel, partial, current, events, scan);
@@ -99,7 +106,7 @@ public final class InsightQueryService {
             return;
         }
         final String id = person.toString();
-        funnel.add(partial, events, e -> new TrendQuery.EventSource(id, e, scan.properties()), scan.now());
+        funnel.add(partial, events, e -> new TimelineEventSource(id, e, scan.properties()), scan.now());
     }
 
     private <T> Future<T> scan(final Project project, final Function<Scan, T> query) {

@@ -6,7 +6,7 @@ import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
-import dev.eddy.trends.TrendQuery;
+import dev.eddy.trends.PropertyLookup;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -29,15 +29,15 @@ final class TimelineScans {
             }
         }
         return min == Long.MAX_VALUE ? Optional.empty()
-                : Optional.of(Instant.ofEpochSecond(Math.floorDiv(min, 1_000_000L), Math.floorMod(min, 1_000_000L) * 1000L));
+                : Optional.of(TimelineEvent.instant(min));
     }
 
     /** Persons' and groups' current properties, each read once per query. */
-    static TrendQuery.Properties properties(final long projectId, final ReadOnlyKeyValueStore<String, PersonState> persons,
+    static PropertyLookup properties(final long projectId, final ReadOnlyKeyValueStore<String, PersonState> persons,
                                             final ReadOnlyKeyValueStore<String, GroupState> groups) {
         final Map<String, ObjectNode> personCache = new HashMap<>();
         final Map<String, ObjectNode> groupCache = new HashMap<>();
-        return new TrendQuery.Properties() {
+        return new PropertyLookup() {
             @Override
             public ObjectNode person(final String personUuid) {
                 return personCache.computeIfAbsent(personUuid, uuid -> Optional.ofNullable(persons.get(projectId + ":" + uuid))

@@ -116,9 +116,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("event properties that were read from JSON write back as JSON", e);
         }
-        final long micros = Math.addExact(Math.multiplyExact(event.timestamp().getEpochSecond(), 1_000_000L),
-                event.timestamp().getNano() / 1_000L);
-        return new TimelineEvent(micros, uuidOf(event.uuid()), event.event(), event.distinctId(), byIndex, properties).encode();
+        return new TimelineEvent(TimelineEvent.micros(event.timestamp()), uuidOf(event.uuid()), event.event(), event.distinctId(), byIndex, properties).encode();
     }
 
     /** The event's uuid; an id that is not one (capture accepts any string) gets a stable name-based uuid. */
