@@ -11,7 +11,8 @@ public record EddyConfig(
         PostgresConfig pg,
         CaptureConfig capture,
         BootstrapConfig bootstrap,
-        GeoIpConfig geoip) {
+        GeoIpConfig geoip,
+        InsightsConfig insights) {
 
     static EddyConfig from(final Config c) {
         return new EddyConfig(
@@ -22,7 +23,8 @@ public record EddyConfig(
                 PostgresConfig.from(c),
                 CaptureConfig.from(c),
                 BootstrapConfig.from(c),
-                GeoIpConfig.from(c));
+                GeoIpConfig.from(c),
+                InsightsConfig.from(c));
     }
 
     /** The Streams application id, namespaced like the topics. */
@@ -31,6 +33,6 @@ public record EddyConfig(
     }
 
     public EddyConfig withRole(final Role newRole) {
-        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip);
+        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip, insights);
     }
 }

@@ -207,7 +207,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new PersonsRoutes(projects, new PersonsService(stores, reads))::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.
-            routes.add(new InsightQueryRoutes(projects, new InsightQueryService(stores))::mount);
+            routes.add(new InsightQueryRoutes(projects, new InsightQueryService(stores, config.insights().queryTimeout()))::mount);
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
             routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards

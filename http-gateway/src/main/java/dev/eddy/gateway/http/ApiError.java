@@ -61,6 +61,16 @@ public final class ApiError extends RuntimeException {
         return new ApiError(500, "server_error", "internal_error", "Internal server error.", null, null);
     }
 
+    /** A query that ran past its time limit: 504, worth retrying with a narrower query or later. */
+    public static ApiError timeout(final String detail) {
+        return new ApiError(504, "server_error", "query_timeout", detail, null, null);
+    }
+
+    /** A calculation stopped on request ({@code POST .../insights/cancel}) before it finished. */
+    public static ApiError cancelled(final String detail) {
+        return new ApiError(409, "invalid_request", "query_cancelled", detail, null, null);
+    }
+
     public static ApiError unavailable(final String code, final String detail, final int retryAfterSeconds) {
         return new ApiError(503, "server_error", code, detail, null, retryAfterSeconds);
     }

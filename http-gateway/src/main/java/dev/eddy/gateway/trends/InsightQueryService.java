@@ -33,10 +33,23 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * not scattered over instances, timelines spread over several instances answer 503 ({@link LocalStores}).
  */
 public final class InsightQueryService {
-    private final LocalStores stores;
+    /** Scans check their {@link QueryControl} once per this many timeline entries. */
+    private static final int CHECK_EVERY = 4096;
 
-    public InsightQueryService(final LocalStores stores) {
+    private final LocalStores stores;
+    private final java.time.Duration timeout;
+
+    /**
+     * @param timeout how long a calculation may run before it is abandoned ({@code insights.query-timeout})
+     */
+    public InsightQueryService(final LocalStores stores, final java.time.Duration timeout) {
         this.stores = stores;
+        this.timeout = timeout;
+    }
+
+    /** A fresh control for one calculation, with the configured time limit. */
+    public QueryControl control() {
+        return QueryControl.within(timeout);
     }
 
     /** What a query reads: the project's calendar, its timelines, and persons' and groups' properties. */
@@ -53,13 +66,22 @@ public final class InsightQueryService {
 
     /** A trend: PostHog's result items. */
     public Future<ArrayNode> trend(final Project project, final JsonNode query) {
+        return trend(project, query, control());
+    }
+
+    /** A trend, stopped when {@code control} is cancelled or runs out of time. */
+    public Future<ArrayNode> trend(final Project project, final JsonNode query, final QueryControl control) {
         return scan(project, scan -> {
             final TrendQuery trend = parsed(() -> TrendQuery.parse(query, scan.time().zone(), scan.time().weekStart(),
                     project.testAccountFilters(), scan.now(), scan::earliest));
             final TrendQuery.Partial partial = trend.partial();
+            int seen = 0;
             try (KeyValueIterator<Bytes, byte[]> it = scan.events()) {
                 while (it.hasNext()) {
                     final KeyValue<Bytes, byte[]> entry = it.next();
+                    if (++seen % CHECK_EVERY == 0) {
+                        control.check();
+                    }
                     if (!trend.relevant(TimelineEvent.timeOf(entry.value))) {
                         continue;
                     }
@@ -75,15 +97,24 @@ public final class InsightQueryService {
      * store's key order), each in time order.
      */
     public Future<JsonNode> funnel(final Project project, final JsonNode query) {
+        return funnel(project, query, control());
+    }
+
+    /** A funnel, stopped when {@code control} is cancelled or runs out of time. */
+    public Future<JsonNode> funnel(final Project project, final JsonNode query, final QueryControl control) {
         return scan(project, scan -> {
             final FunnelQuery funnel = parsed(() -> FunnelQuery.parse(query, scan.time().zone(), scan.time().weekStart(),
                     project.testAccountFilters(), scan.now(), scan::earliest));
             final FunnelQuery.Partial partial = funnel.partial();
             UUID current = null;
             final List<TimelineEvent> events = new ArrayList<>();
+            int seen = 0;
             try (KeyValueIterator<Bytes, byte[]> it = scan.events()) {
                 while (it.hasNext()) {
                     final KeyValue<Bytes, byte[]> entry = it.next();
+                    if (++seen % CHECK_EVERY == 0) {
+                        control.check();
+                    }
                     final UUID person = TimelineKeys.person(entry.key);
                     if (!person.equals(current)) {
                         evaluate(funnel, partial, current, events, scan);
