@@ -35,6 +35,7 @@ import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
+import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
@@ -181,12 +182,15 @@ public final class Eddy implements AutoCloseable {
         final List<Consumer<Router>> routes = new ArrayList<>();
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
-        final String internalSecret = config.http().internalSecret().isEmpty()
-                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret();
+        final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
+                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret());
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 config.http().internalTimeout(), registry);
+        final InsightQueryService insightQueries = new InsightQueryService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised,
+                internalSecret, config.insights().queryTimeout(), registry);
         if (config.role().runsStreams()) {
             routes.add(reads::mount);
+            routes.add(insightQueries::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
@@ -207,7 +211,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new PersonsRoutes(projects, new PersonsService(stores, reads))::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.
-            routes.add(new InsightQueryRoutes(projects, new InsightQueryService(stores, config.insights().queryTimeout()))::mount);
+            routes.add(new InsightQueryRoutes(projects, insightQueries)::mount);
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
             routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards

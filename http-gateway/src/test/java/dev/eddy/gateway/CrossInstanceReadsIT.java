@@ -3,6 +3,7 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
@@ -90,12 +91,79 @@ class CrossInstanceReadsIT {
         assertThat(gateway.get("/metrics", Map.of()).body()).containsPattern("eddy_iq_forward_seconds_count\\S* [1-9]");
     }
 
+    /**
+     * 24 persons, each on one of the two instances' partitions: a $pageview three days ago (half of them with
+     * {@code plan: pro} set, browsers alternating), a signup two days ago and, for every third person, a purchase a
+     * day ago. Every trend and funnel counts every instance's persons exactly once, person filters included.
+     */
+    @Test
+    void trendsAndFunnelsAddUpEveryInstancesPartitions() throws InterruptedException {
+        final String run = UUID.randomUUID().toString().substring(0, 8);
+        final java.time.Instant day = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.DAYS);
+        final List<String> events = new ArrayList<>();
+        for (int i = 0; i < USERS; i++) {
+            final String user = "insight-" + run + "-" + i;
+            events.add(event(run + "_view", user, day.minus(Duration.ofDays(3)).plusSeconds(60L * i),
+                    "\"$browser\":\"" + (i % 2 == 0 ? "Chrome" : "Firefox") + "\"" + (i < USERS / 2 ? ",\"$set\":{\"plan\":\"pro\"}" : "")));
+            events.add(event(run + "_signup", user, day.minus(Duration.ofDays(2)).plusSeconds(60L * i), "\"n\":1"));
+            if (i % 3 == 0) {
+                events.add(event(run + "_purchase", user, day.minus(Duration.ofDays(1)).plusSeconds(60L * i), "\"n\":1"));
+            }
+        }
+        final HttpResponse<String> sent = gateway.post("/batch/", "{\"api_key\":\"" + gateway.projectToken()
+                + "\",\"historical_migration\":true,\"batch\":[" + String.join(",", events) + "]}");
+        assertThat(sent.statusCode()).as(sent.body()).isEqualTo(200);
+        final String steps = "{\"events\":[{\"id\":\"" + run + "_view\",\"order\":0},{\"id\":\"" + run + "_signup\",\"order\":1},"
+                + "{\"id\":\"" + run + "_purchase\",\"order\":2}],\"date_from\":\"-7d\"}";
+        gateway.waitUntil(() -> counts(insight("funnel", steps)).equals(List.of(24, 24, 8)), WAIT, "the funnel over both instances");
+
+        final JsonNode total = insight("trend", "{\"events\":[{\"id\":\"" + run + "_view\",\"math\":\"dau\"}],\"date_from\":\"-7d\","
+                + "\"display\":\"BoldNumber\"}");
+        assertThat(total.path(0).path("aggregated_value").asInt()).isEqualTo(24);
+        final JsonNode pro = insight("trend", "{\"events\":[{\"id\":\"" + run + "_view\"}],\"date_from\":\"-7d\","
+                + "\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}");
+        assertThat(pro.path(0).path("count").asInt()).as("person properties read where each person lives").isEqualTo(12);
+        final JsonNode browsers = insight("trend", "{\"events\":[{\"id\":\"" + run + "_view\"}],\"date_from\":\"-7d\","
+                + "\"breakdown\":\"$browser\"}");
+        assertThat(browsers.size()).isEqualTo(2);
+        assertThat(browsers.findValuesAsText("breakdown_value")).containsExactly("Chrome", "Firefox");
+        assertThat(browsers.path(0).path("count").asInt() + browsers.path(1).path("count").asInt()).isEqualTo(24);
+        final JsonNode all = insight("trend", "{\"events\":[{\"id\":\"" + run + "_signup\"}],\"date_from\":\"all\"}");
+        assertThat(all.path(0).path("count").asInt()).as("date_from all starts at the earliest event of either instance").isEqualTo(24);
+        assertThat(gateway.get("/metrics", Map.of()).body()).containsPattern("eddy_insights_partial_seconds_count\\S* [1-9]");
+    }
+
+    @Test
+    void theInsightsRouteNeedsTheSharedSecret() {
+        final java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(other.uri("/_internal/insights/trend"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"scope\":{\"project_id\":1},\"partitions\":[0]}"))
+                .header(InternalSecret.HEADER, "wrong").build();
+        assertThat(other.send(request).statusCode()).isEqualTo(401);
+    }
+
+    private static String event(final String name, final String user, final java.time.Instant at, final String properties) {
+        return "{\"event\":\"" + name + "\",\"distinct_id\":\"" + user + "\",\"uuid\":\"" + UUID.randomUUID()
+                + "\",\"timestamp\":\"" + at + "\",\"properties\":{" + properties + "}}";
+    }
+
+    private static JsonNode insight(final String kind, final String query) {
+        final HttpResponse<String> response = gateway.request(gateway.personalKey(), "POST", "/api/projects/1/insights/" + kind, query);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response).path("result");
+    }
+
+    private static List<Integer> counts(final JsonNode funnel) {
+        final List<Integer> counts = new ArrayList<>();
+        funnel.forEach(step -> counts.add(step.path("count").asInt()));
+        return counts;
+    }
+
     @Test
     void theInternalRouteNeedsTheSharedSecret() {
         final String path = "/_internal/stores/" + StoreNames.PERSONS + "/get?routing_key=1:x&key=1:x";
         assertThat(other.get(path, Map.of()).statusCode()).isEqualTo(401);
-        assertThat(other.get(path, Map.of(KeyReads.SECRET_HEADER, "not-the-secret-at-all")).statusCode()).isEqualTo(401);
-        assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", Map.of(KeyReads.SECRET_HEADER, SECRET))
+        assertThat(other.get(path, Map.of(InternalSecret.HEADER, "not-the-secret-at-all")).statusCode()).isEqualTo(401);
+        assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", Map.of(InternalSecret.HEADER, SECRET))
                 .statusCode()).as("only the persons' stores are readable").isEqualTo(404);
     }
 

@@ -213,6 +213,58 @@ public final class FunnelQuery {
             outcomes.addAll(other.outcomes);
             return this;
         }
+
+        /** This partial as bytes for another instance of the same query to {@link FunnelQuery#decode}. */
+        public byte[] encode() {
+            final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+                out.writeByte(PARTIAL_VERSION);
+                out.writeInt(outcomes.size());
+                for (final FunnelOutcome o : outcomes) {
+                    out.writeInt(o.stepReached());
+                    out.writeBoolean(o.excluded());
+                    out.writeInt(o.timings().length);
+                    for (final double t : o.timings()) {
+                        out.writeDouble(t);
+                    }
+                }
+            } catch (final java.io.IOException e) {
+                throw new java.io.UncheckedIOException("writing to memory", e);
+            }
+            return bytes.toByteArray();
+        }
+    }
+
+    private static final int PARTIAL_VERSION = 1;
+
+    /**
+     * A partial {@link Partial#encode}d by an instance running this same query.
+     *
+     * @throws IllegalArgumentException when the bytes are not such a partial
+     */
+    public Partial decode(final byte[] encoded) {
+        final Partial partial = partial();
+        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(encoded))) {
+            if (in.readByte() != PARTIAL_VERSION) {
+                throw new IllegalArgumentException("not a funnel partial of version " + PARTIAL_VERSION);
+            }
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                final int step = in.readInt();
+                final boolean excluded = in.readBoolean();
+                final double[] timings = new double[in.readInt()];
+                for (int t = 0; t < timings.length; t++) {
+                    timings[t] = in.readDouble();
+                }
+                partial.outcomes.add(new FunnelOutcome(step, excluded, timings));
+            }
+            if (in.read() != -1) {
+                throw new IllegalArgumentException("trailing bytes after a funnel partial");
+            }
+        } catch (final java.io.IOException e) {
+            throw new IllegalArgumentException("a truncated or corrupt funnel partial", e);
+        }
+        return partial;
     }
 
     public Partial partial() {

@@ -1,5 +1,8 @@
 package dev.eddy.trends;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
@@ -8,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * One trend series' per-bucket aggregates over some of the events (one instance's partitions, say), per breakdown
@@ -144,6 +148,87 @@ public final class SeriesPartial {
             }
         });
         return this;
+    }
+
+    /**
+     * Writes the cells for another instance to {@link #readFrom}: per breakdown value, per bucket, the event count,
+     * the property values and the actors (a uuid in 16 bytes, any other id as text).
+     */
+    void writeTo(final DataOutputStream out) throws IOException {
+        out.writeInt(cells.size());
+        for (final Map.Entry<String, Cell[]> row : cells.entrySet()) {
+            out.writeUTF(row.getKey());
+            for (final Cell cell : row.getValue()) {
+                out.writeLong(cell.events);
+                out.writeInt(cell.valueCount);
+                for (int i = 0; i < cell.valueCount; i++) {
+                    out.writeDouble(cell.values[i]);
+                }
+                out.writeInt(cell.actors == null ? 0 : cell.actors.size());
+                if (cell.actors != null) {
+                    for (final String actor : cell.actors) {
+                        writeActor(out, actor);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Adds cells written by {@link #writeTo} of the same series and range into this partial. */
+    void readFrom(final DataInputStream in) throws IOException {
+        final int rows = in.readInt();
+        for (int r = 0; r < rows; r++) {
+            final Cell[] mine = cells.computeIfAbsent(in.readUTF(), k -> newCells());
+            for (final Cell target : mine) {
+                final Cell cell = new Cell();
+                cell.events = in.readLong();
+                final int values = in.readInt();
+                for (int i = 0; i < values; i++) {
+                    cell.addValue(in.readDouble());
+                }
+                final int actors = in.readInt();
+                if (actors > 0) {
+                    cell.actors = new HashSet<>(Math.max(16, actors * 2));
+                    for (int i = 0; i < actors; i++) {
+                        cell.actors.add(readActor(in));
+                    }
+                }
+                target.merge(cell);
+            }
+        }
+    }
+
+    private static void writeActor(final DataOutputStream out, final String actor) throws IOException {
+        final UUID uuid = uuidOrNull(actor);
+        if (uuid != null) {
+            out.writeByte(0);
+            out.writeLong(uuid.getMostSignificantBits());
+            out.writeLong(uuid.getLeastSignificantBits());
+        } else {
+            out.writeByte(1);
+            out.writeUTF(actor);
+        }
+    }
+
+    private static String readActor(final DataInputStream in) throws IOException {
+        return switch (in.readByte()) {
+            case 0 -> new UUID(in.readLong(), in.readLong()).toString();
+            case 1 -> in.readUTF();
+            default -> throw new IOException("unknown actor encoding");
+        };
+    }
+
+    /** The uuid an actor id is the canonical text of, else null (group keys are any text). */
+    private static UUID uuidOrNull(final String actor) {
+        if (actor.length() != 36) {
+            return null;
+        }
+        try {
+            final UUID uuid = UUID.fromString(actor);
+            return uuid.toString().equals(actor) ? uuid : null;
+        } catch (final IllegalArgumentException e) {
+            return null;
+        }
     }
 
     Map<String, Cell[]> cells() {

@@ -175,6 +175,49 @@ public final class TrendQuery {
             }
             return this;
         }
+
+        /** This partial as bytes for another instance of the same query to {@link TrendQuery#decode}. */
+        public byte[] encode() {
+            final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+                out.writeByte(PARTIAL_VERSION);
+                out.writeInt(series.size());
+                for (final SeriesPartial s : series) {
+                    s.writeTo(out);
+                }
+            } catch (final java.io.IOException e) {
+                throw new java.io.UncheckedIOException("writing to memory", e);
+            }
+            return bytes.toByteArray();
+        }
+    }
+
+    private static final int PARTIAL_VERSION = 1;
+
+    /**
+     * A partial {@link Partial#encode}d by an instance running this same query.
+     *
+     * @throws IllegalArgumentException when the bytes are not such a partial
+     */
+    public Partial decode(final byte[] encoded) {
+        final Partial partial = partial();
+        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(encoded))) {
+            if (in.readByte() != PARTIAL_VERSION) {
+                throw new IllegalArgumentException("not a trend partial of version " + PARTIAL_VERSION);
+            }
+            if (in.readInt() != partial.series.size()) {
+                throw new IllegalArgumentException("a trend partial of another query");
+            }
+            for (final SeriesPartial s : partial.series) {
+                s.readFrom(in);
+            }
+            if (in.read() != -1) {
+                throw new IllegalArgumentException("trailing bytes after a trend partial");
+            }
+        } catch (final java.io.IOException e) {
+            throw new IllegalArgumentException("a truncated or corrupt trend partial", e);
+        }
+        return partial;
     }
 
     /** An empty partial, to add events to. */

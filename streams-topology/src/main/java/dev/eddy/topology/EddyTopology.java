@@ -36,6 +36,7 @@ import org.apache.kafka.streams.state.Stores;
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
  *   events.enriched ─► trend-rollup (trend-rollups)
  *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, timeline-redirects) ─► timelines.moves
+ *   (persons, trend-rollup and event-timelines are one sub-topology: a person and its timeline share a task)
  * </pre>
  *
  * <p>Every command topic is keyed so that the processor reading it owns the key: {@code identity.commands} by
@@ -71,7 +72,8 @@ public final class EddyTopology {
      * the instance running that topic's partition of the key.
      */
     public static java.util.Map<String, String> keyTopics(final EddyTopics topics) {
-        return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name());
+        return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name(),
+                StoreNames.EVENT_TIMELINES, topics.enriched().name());
     }
 
     public static Topology build(final EddyTopics topics, final StreamsConfig streams) {
@@ -139,6 +141,10 @@ public final class EddyTopology {
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);
         sink(t, TimelineProcessor.TO_MOVES, topics.timelineMoves(), TIMELINES);
+        // One task holds a person's timeline and the person: sharing the persons store makes the persons and the
+        // analytics processors one sub-topology, whose inputs are all keyed by project:person. A trend or funnel
+        // then reads the person properties it filters on from the same partition as the events, on one instance.
+        t.connectProcessorAndStateStores(TIMELINES, StoreNames.PERSONS);
         return t;
     }
 

@@ -43,9 +43,13 @@ public final class StreamsApp implements AutoCloseable {
     private final Map<String, Routing> routing = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
 
-    private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics) {
+    /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
+    private final int partitions;
+
+    private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics, final int partitions) {
         this.streams = streams;
         this.keyTopics = keyTopics;
+        this.partitions = partitions;
     }
 
     /** Where a key lives: the instance running its partition, and the partition. */
@@ -78,7 +82,7 @@ public final class StreamsApp implements AutoCloseable {
             streams.cleanUp();
         }
         TopologyFingerprint.record(appStateDir, fingerprint);
-        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics));
+        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions());
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
             // Any rebalance passes through a state change: the next keyed query rebuilds the routing.
@@ -172,6 +176,24 @@ public final class StreamsApp implements AutoCloseable {
         }
         final int partition = table.partition(key);
         return Optional.of(new Owner(table.owners()[partition], partition));
+    }
+
+    /**
+     * Which partitions of {@code storeName} each instance runs as active, covering every partition exactly once;
+     * empty while that is not known (not running, rebalancing). A query over the whole store asks each instance
+     * for exactly its partitions, so no partition is read twice or missed.
+     */
+    public Optional<Map<HostInfo, java.util.List<Integer>>> partitionsByOwner(final String storeName) {
+        if (!isRunning()) {
+            return Optional.empty();
+        }
+        return routing(storeName).filter(table -> table.owners().length >= partitions).map(table -> {
+            final Map<HostInfo, java.util.List<Integer>> byOwner = new HashMap<>();
+            for (int p = 0; p < table.owners().length; p++) {
+                byOwner.computeIfAbsent(table.owners()[p], h -> new java.util.ArrayList<>()).add(p);
+            }
+            return byOwner;
+        });
     }
 
     /** Every partition of the store's key topic and its active owner; empty if unknown or incomplete. */

@@ -22,7 +22,6 @@ import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -45,7 +44,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class KeyReads {
     /** The internal route: {@code GET /_internal/stores/<store>/get?routing_key=...&key=...}. */
     public static final String ROUTE = "/_internal/stores/:store/get";
-    public static final String SECRET_HEADER = "X-Eddy-Internal-Secret";
     private static final int RETRY_AFTER_SECONDS = 1;
 
     /**
@@ -64,8 +62,7 @@ public final class KeyReads {
 
     private final Supplier<Optional<StreamsApp>> streams;
     private final Supplier<String> self;
-    private final byte[] secret;
-    private final String secretHeader;
+    private final InternalSecret secret;
     private final Duration timeout;
     private final HttpClient client;
     private final Timer forwarded;
@@ -76,11 +73,10 @@ public final class KeyReads {
      * @param secret  the deployment's internal secret
      */
     public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
-                    final String secret, final Duration timeout, final MeterRegistry registry) {
+                    final InternalSecret secret, final Duration timeout, final MeterRegistry registry) {
         this.streams = streams;
         this.self = self;
-        this.secretHeader = secret;
-        this.secret = secret.getBytes(StandardCharsets.UTF_8);
+        this.secret = secret;
         this.timeout = timeout;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
                 new PoolOptions().setHttp1MaxSize(16));
@@ -157,9 +153,8 @@ public final class KeyReads {
                                             final String key) {
         final Timer.Sample sample = Timer.start();
         final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key);
-        return client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(owner.host().host())
-                        .setPort(owner.host().port()).setURI(uri).putHeader(SECRET_HEADER, secretHeader)
-                        .setIdleTimeout(timeout.toMillis()))
+        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(owner.host().host())
+                        .setPort(owner.host().port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
                 .compose(request -> request.send())
                 .compose(response -> response.body().map(body -> decode(response, body, store)))
                 .recover(e -> Future.failedFuture(e instanceof ApiError ? e : ApiError.unavailable("owner_unreachable",
@@ -187,10 +182,7 @@ public final class KeyReads {
     }
 
     private void serve(final RoutingContext ctx) {
-        final String given = ctx.request().getHeader(SECRET_HEADER);
-        if (given == null || !MessageDigest.isEqual(secret, given.getBytes(StandardCharsets.UTF_8))) {
-            throw ApiError.unauthenticated("invalid_internal_secret", "This route is for Eddy's own instances.");
-        }
+        secret.require(ctx);
         final Readable<?> store = READABLE.get(ctx.pathParam("store"));
         if (store == null) {
             throw ApiError.notFound("No such store.");
