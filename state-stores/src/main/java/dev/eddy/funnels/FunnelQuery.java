@@ -216,9 +216,7 @@ public final class FunnelQuery {
 
         /** This partial as bytes for another instance of the same query to {@link FunnelQuery#decode}. */
         public byte[] encode() {
-            final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-            try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
-                out.writeByte(PARTIAL_VERSION);
+            return dev.eddy.serde.Binary.write(PARTIAL_VERSION, out -> {
                 out.writeInt(outcomes.size());
                 for (final FunnelOutcome o : outcomes) {
                     out.writeInt(o.stepReached());
@@ -228,10 +226,7 @@ public final class FunnelQuery {
                         out.writeDouble(t);
                     }
                 }
-            } catch (final java.io.IOException e) {
-                throw new java.io.UncheckedIOException("writing to memory", e);
-            }
-            return bytes.toByteArray();
+            });
         }
     }
 
@@ -243,11 +238,8 @@ public final class FunnelQuery {
      * @throws IllegalArgumentException when the bytes are not such a partial
      */
     public Partial decode(final byte[] encoded) {
-        final Partial partial = partial();
-        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(encoded))) {
-            if (in.readByte() != PARTIAL_VERSION) {
-                throw new IllegalArgumentException("not a funnel partial of version " + PARTIAL_VERSION);
-            }
+        return dev.eddy.serde.Binary.read(encoded, PARTIAL_VERSION, "a funnel partial", in -> {
+            final Partial partial = partial();
             final int count = in.readInt();
             for (int i = 0; i < count; i++) {
                 final int step = in.readInt();
@@ -258,13 +250,8 @@ public final class FunnelQuery {
                 }
                 partial.outcomes.add(new FunnelOutcome(step, excluded, timings));
             }
-            if (in.read() != -1) {
-                throw new IllegalArgumentException("trailing bytes after a funnel partial");
-            }
-        } catch (final java.io.IOException e) {
-            throw new IllegalArgumentException("a truncated or corrupt funnel partial", e);
-        }
-        return partial;
+            return partial;
+        });
     }
 
     public Partial partial() {

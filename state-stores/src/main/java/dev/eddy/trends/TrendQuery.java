@@ -178,17 +178,12 @@ public final class TrendQuery {
 
         /** This partial as bytes for another instance of the same query to {@link TrendQuery#decode}. */
         public byte[] encode() {
-            final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-            try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
-                out.writeByte(PARTIAL_VERSION);
+            return dev.eddy.serde.Binary.write(PARTIAL_VERSION, out -> {
                 out.writeInt(series.size());
                 for (final SeriesPartial s : series) {
                     s.writeTo(out);
                 }
-            } catch (final java.io.IOException e) {
-                throw new java.io.UncheckedIOException("writing to memory", e);
-            }
-            return bytes.toByteArray();
+            });
         }
     }
 
@@ -200,24 +195,16 @@ public final class TrendQuery {
      * @throws IllegalArgumentException when the bytes are not such a partial
      */
     public Partial decode(final byte[] encoded) {
-        final Partial partial = partial();
-        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(encoded))) {
-            if (in.readByte() != PARTIAL_VERSION) {
-                throw new IllegalArgumentException("not a trend partial of version " + PARTIAL_VERSION);
-            }
+        return dev.eddy.serde.Binary.read(encoded, PARTIAL_VERSION, "a trend partial", in -> {
+            final Partial partial = partial();
             if (in.readInt() != partial.series.size()) {
                 throw new IllegalArgumentException("a trend partial of another query");
             }
             for (final SeriesPartial s : partial.series) {
                 s.readFrom(in);
             }
-            if (in.read() != -1) {
-                throw new IllegalArgumentException("trailing bytes after a trend partial");
-            }
-        } catch (final java.io.IOException e) {
-            throw new IllegalArgumentException("a truncated or corrupt trend partial", e);
-        }
-        return partial;
+            return partial;
+        });
     }
 
     /** An empty partial, to add events to. */
