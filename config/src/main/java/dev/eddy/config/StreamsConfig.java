@@ -13,9 +13,11 @@ import java.time.Duration;
  * @param commitIntervalMs exactly-once commit interval
  * @param standbyReplicas  warm store copies kept on other instances
  * @param dedup            how long processed event uuids are remembered
+ * @param timelineRetention how long an event stays in the timelines and rollups after Eddy received it; zero keeps
+ *                          events forever
  */
 public record StreamsConfig(String applicationId, Path stateDir, int threads, long commitIntervalMs, int standbyReplicas,
-                            Dedup dedup) {
+                            Dedup dedup, Duration timelineRetention) {
 
     /**
      * De-duplication by event uuid: an event whose uuid was processed within this long (measured from when the
@@ -38,6 +40,8 @@ public record StreamsConfig(String applicationId, Path stateDir, int threads, lo
         Validation.require(threads >= 1 && threads <= 64, "streams.threads must be 1..64, got " + threads);
         Validation.require(commitIntervalMs >= 1, "streams.commit-interval-ms must be positive");
         Validation.require(standbyReplicas >= 0, "streams.standby-replicas must not be negative");
+        Validation.require(timelineRetention.isZero() || timelineRetention.toHours() >= 24,
+                "streams.timeline-retention must be 0 (forever) or at least a day");
     }
 
     static StreamsConfig from(final Config root) {
@@ -48,6 +52,7 @@ public record StreamsConfig(String applicationId, Path stateDir, int threads, lo
                 c.getInt("threads"),
                 c.getLong("commit-interval-ms"),
                 c.getInt("standby-replicas"),
-                new Dedup(c.getDuration("dedup.retention"), c.getDuration("dedup.historical-retention")));
+                new Dedup(c.getDuration("dedup.retention"), c.getDuration("dedup.historical-retention")),
+                c.getDuration("timeline-retention"));
     }
 }

@@ -5,10 +5,12 @@ package dev.eddy.stores;
  * throws away its state: names are fixed here and nowhere else.
  */
 public final class StoreNames {
-    /** Events per (project, hour, event name), summed across partitions by the query side. */
+    /** Events per (project, hour, event name) in each partition's timelines, summed across partitions by the query side. */
     public static final String TREND_ROLLUPS = "trend-rollups";
     /** Each person's events in time order ({@code TimelineKeys} → {@code TimelineEvent}). */
     public static final String EVENT_TIMELINES = "event-timelines";
+    /** Timeline keys by the day Eddy received the event ({@code [epoch day: 8][timeline key]}), for retention. */
+    public static final String TIMELINE_EXPIRY = "timeline-expiry";
     /** {@code project:person} of a merged-away person → the person its timeline moved to. */
     public static final String TIMELINE_REDIRECTS = "timeline-redirects";
 

@@ -52,6 +52,11 @@ public final class TimelineKeys {
         return Bytes.wrap(b.array());
     }
 
+    /** The project a key belongs to. */
+    public static long project(final Bytes key) {
+        return ByteBuffer.wrap(key.get(), 0, 8).getLong();
+    }
+
     /** The person a key belongs to. */
     public static UUID person(final Bytes key) {
         final ByteBuffer b = ByteBuffer.wrap(key.get(), 8, 16);

@@ -8,7 +8,6 @@ import dev.eddy.topology.identity.IdentityProcessor;
 import dev.eddy.topology.identity.IngestRouter;
 import dev.eddy.topology.persons.PersonsProcessor;
 import dev.eddy.topology.persons.ProjectCoordinator;
-import dev.eddy.topology.trends.RollupProcessor;
 import dev.eddy.topology.trends.TimelineProcessor;
 import dev.eddy.trends.HourlyEventKey;
 import java.time.Duration;
@@ -34,9 +33,9 @@ import org.apache.kafka.streams.state.Stores;
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
  *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
- *   events.enriched ─► trend-rollup (trend-rollups)
- *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, timeline-redirects) ─► timelines.moves
- *   (persons, trend-rollup and event-timelines are one sub-topology: a person and its timeline share a task)
+ *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, trend-rollups, timeline-expiry,
+ *                                                        timeline-redirects) ─► timelines.moves
+ *   (persons and event-timelines are one sub-topology: a person and its timeline share a task)
  * </pre>
  *
  * <p>Every command topic is keyed so that the processor reading it owns the key: {@code identity.commands} by
@@ -59,7 +58,6 @@ public final class EddyTopology {
     static final String PERSONS = "persons";
     static final String GROUPS = "groups";
     static final String GROUPS_SINK = "groups-to-group-states";
-    static final String ROLLUP_PROCESSOR = "trend-rollup";
     static final String MERGES_SOURCE = "person-merges-source";
     static final String MOVES_SOURCE = "timeline-moves-source";
     static final String TIMELINES = "event-timelines";
@@ -130,14 +128,16 @@ public final class EddyTopology {
 
         // Analytics over enriched events.
         source(t, ENRICHED_SOURCE, topics.enriched());
-        t.addProcessor(ROLLUP_PROCESSOR, RollupProcessor::new, ENRICHED_SOURCE);
-        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS),
-                HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), ROLLUP_PROCESSOR);
-        // Each person's timeline; merges move the merged-away person's events to the survivor's.
+        // Each person's timeline, with the partition's hourly counts; merges move the merged-away person's events to
+        // the survivor's.
         source(t, MERGES_SOURCE, topics.personMerges());
         source(t, MOVES_SOURCE, topics.timelineMoves());
-        t.addProcessor(TIMELINES, TimelineProcessor::new, ENRICHED_SOURCE, MERGES_SOURCE, MOVES_SOURCE);
+        t.addProcessor(TIMELINES, () -> new TimelineProcessor(streams.timelineRetention()), ENRICHED_SOURCE, MERGES_SOURCE, MOVES_SOURCE);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_TIMELINES),
+                Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS),
+                HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), TIMELINES);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TIMELINE_EXPIRY),
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);
         sink(t, TimelineProcessor.TO_MOVES, topics.timelineMoves(), TIMELINES);

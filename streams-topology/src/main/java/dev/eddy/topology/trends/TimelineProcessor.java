@@ -7,6 +7,8 @@ import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
+import dev.eddy.trends.HourlyEventKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -34,21 +37,48 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * So an anonymous person's events before {@code $identify} are in the identified person's timeline, and funnels
  * and unique counts see one person. An event is stored under its own time and uuid: a re-delivered event
  * overwrites itself.
+ *
+ * <p>The partition's hourly counts in {@link StoreNames#TREND_ROLLUPS} follow the timelines exactly: an event counts
+ * when it first enters a timeline here and stops counting when it leaves (moved to another partition, or expired),
+ * so unfiltered trends answered from the counts equal trends scanned from the timelines.
+ *
+ * <p>Retention: each stored event is indexed in {@link StoreNames#TIMELINE_EXPIRY} by the day it was stored; a
+ * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
  */
 public final class TimelineProcessor implements Processor<String, Object, String, byte[]> {
     public static final String TO_MOVES = "timelines-to-moves";
     /** Bounds the redirect chain followed for one event; chains are short (one per merge of the same person). */
     private static final int MAX_REDIRECTS = 64;
+    /** How often expired events are looked for. */
+    public static final Duration EXPIRY_INTERVAL = Duration.ofMinutes(10);
+    /** The most events one punctuation removes, so processing never pauses long; the rest go next time. */
+    static final int MAX_EXPIRED_PER_RUN = 50_000;
+    private static final byte[] NOTHING = new byte[0];
 
+    private final Duration retention;
     private ProcessorContext<String, byte[]> context;
     private KeyValueStore<Bytes, byte[]> timelines;
     private KeyValueStore<String, String> redirects;
+    private KeyValueStore<HourlyEventKey, Long> rollups;
+    private KeyValueStore<Bytes, byte[]> expiry;
+
+    /**
+     * @param retention how long an event is kept after it was stored; zero keeps events forever
+     */
+    public TimelineProcessor(final Duration retention) {
+        this.retention = retention;
+    }
 
     @Override
     public void init(final ProcessorContext<String, byte[]> context) {
         this.context = context;
         this.timelines = context.getStateStore(StoreNames.EVENT_TIMELINES);
         this.redirects = context.getStateStore(StoreNames.TIMELINE_REDIRECTS);
+        this.rollups = context.getStateStore(StoreNames.TREND_ROLLUPS);
+        this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
+        if (!retention.isZero()) {
+            context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
+        }
     }
 
     @Override
@@ -73,7 +103,70 @@ public final class TimelineProcessor implements Processor<String, Object, String
             return;
         }
         final TimelineEvent decoded = TimelineEvent.decode(event);
-        timelines.put(TimelineKeys.of(projectId, UUID.fromString(person), decoded.timeMicros(), decoded.uuid()), event);
+        final Bytes key = TimelineKeys.of(projectId, UUID.fromString(person), decoded.timeMicros(), decoded.uuid());
+        if (timelines.get(key) == null) {
+            count(projectId, decoded, 1);
+        }
+        timelines.put(key, event);
+        expiry.put(expiryKey(today(), key), NOTHING);
+    }
+
+    /** Adds {@code delta} to the event's hourly count; a count that reaches zero is removed. */
+    private void count(final long projectId, final TimelineEvent event, final long delta) {
+        final HourlyEventKey cell = HourlyEventKey.of(projectId, event.time(), event.event());
+        final Long current = rollups.get(cell);
+        final long updated = (current == null ? 0 : current) + delta;
+        if (updated > 0) {
+            rollups.put(cell, updated);
+        } else {
+            rollups.delete(cell);
+        }
+    }
+
+    /** Removes a stored event (moved or expired) with its count; false if it is not stored here. */
+    private boolean remove(final Bytes key) {
+        final byte[] stored = timelines.delete(key);
+        if (stored == null) {
+            return false;
+        }
+        count(TimelineKeys.project(key), TimelineEvent.decode(stored), -1);
+        return true;
+    }
+
+    /** Removes the events stored before the retention began, at most {@link #MAX_EXPIRED_PER_RUN} of them. */
+    void expire(final long nowMillis) {
+        final long firstKept = Math.floorDiv(nowMillis - retention.toMillis(), Duration.ofDays(1).toMillis());
+        final List<Bytes> expired = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = expiry.range(expiryKey(Long.MIN_VALUE, null), expiryKey(firstKept, null))) {
+            while (it.hasNext() && expired.size() < MAX_EXPIRED_PER_RUN) {
+                final Bytes key = it.next().key;
+                if (dayOf(key) < firstKept) {
+                    expired.add(key);
+                }
+            }
+        }
+        for (final Bytes key : expired) {
+            remove(Bytes.wrap(java.util.Arrays.copyOfRange(key.get(), Long.BYTES, key.get().length)));
+            expiry.delete(key);
+        }
+    }
+
+    private long today() {
+        return Math.floorDiv(context.currentSystemTimeMs(), Duration.ofDays(1).toMillis());
+    }
+
+    /** {@code [day: 8, sign-flipped][timeline key]}; without a timeline key, the first key of the day. */
+    private static Bytes expiryKey(final long day, final Bytes timelineKey) {
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(Long.BYTES + (timelineKey == null ? 0 : TimelineKeys.LENGTH));
+        b.putLong(day ^ Long.MIN_VALUE);
+        if (timelineKey != null) {
+            b.put(timelineKey.get());
+        }
+        return Bytes.wrap(b.array());
+    }
+
+    private static long dayOf(final Bytes expiryKey) {
+        return java.nio.ByteBuffer.wrap(expiryKey.get()).getLong() ^ Long.MIN_VALUE;
     }
 
     private void move(final Record<String, ?> record, final PersonMerge merge) {
@@ -90,7 +183,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final String target = merge.projectId() + ":" + merge.target();
         for (final KeyValue<Bytes, byte[]> event : events) {
             context.forward(record.withKey(target).withValue(event.value), TO_MOVES);
-            timelines.delete(event.key);
+            remove(event.key);
         }
     }
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class TimelineTopologyTest extends TopologyTest {
     @Override
     protected Map<String, String> env() {
-        return Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h");
+        return Map.of("EDDY_STREAMS_DEDUP_RETENTION", "1h", "EDDY_STREAMS_TIMELINE_RETENTION", "2d");
     }
 
     @Test
@@ -87,5 +87,47 @@ class TimelineTopologyTest extends TopologyTest {
         assertThat(t.timeline(uuidOf("b"))).isEmpty();
         assertThat(t.timeline(uuidOf("c"))).extracting(TimelineEvent::event)
                 .containsExactly("first", "second", "third", "$identify", "$merge_dangerously");
+    }
+
+    /** The hourly counts count what the timelines hold: a re-delivered event once, a merge moving nothing twice. */
+    @Test
+    void hourlyCountsFollowTheTimelines() {
+        final CapturedEvent view = t.send("anon", "$pageview", "{}");
+        t.send("anon", "$pageview", "{}");
+        t.send("user", "$pageview", "{}");
+        t.sendEnriched(t.enrichedOf(view));
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\"}");
+
+        assertThat(t.timeline(uuidOf("user"))).hasSize(4);
+        assertThat(count("$pageview", view.timestamp())).isEqualTo(3);
+        assertThat(count("$identify", view.timestamp())).isEqualTo(1);
+    }
+
+    /**
+     * Retention counts from when Eddy stored an event: a 2015 event imported today stays, and every event goes,
+     * with its count, once it has been stored longer than the retention (here 2 days).
+     */
+    @Test
+    void eventsExpireFromTimelinesAndCountsAfterTheRetention() {
+        final CapturedEvent now = t.send("alice", "$pageview", "{}");
+        final CapturedEvent old = new CapturedEvent(1, UUID.randomUUID().toString(), TopologyFixture.PROJECT, TopologyFixture.TOKEN,
+                "alice", "old visit", TopologyFixture.json("{}"), Instant.parse("2015-03-01T00:00:00Z"), now.now(), null, null, null, null);
+        t.sendHistorical(old);
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
+        assertThat(t.timeline(uuidOf("alice"))).extracting(TimelineEvent::event).containsExactly("old visit", "$pageview");
+        assertThat(count("old visit", old.timestamp())).isEqualTo(1);
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(2));
+        assertThat(t.timeline(uuidOf("alice"))).isEmpty();
+        assertThat(count("old visit", old.timestamp())).isZero();
+        assertThat(count("$pageview", now.timestamp())).isZero();
+    }
+
+    private long count(final String event, final Instant at) {
+        final org.apache.kafka.streams.state.KeyValueStore<dev.eddy.trends.HourlyEventKey, Long> rollups =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.TREND_ROLLUPS);
+        final Long count = rollups.get(dev.eddy.trends.HourlyEventKey.of(TopologyFixture.PROJECT, at, event));
+        return count == null ? 0 : count;
     }
 }
