@@ -75,9 +75,13 @@ final class Journeys {
 
     JsonNode run(final String query, final Instant now) {
         final FunnelQuery funnel = parse(query, now);
-        final FunnelQuery.Partial partial = funnel.partial();
+        return funnel.result(fill(funnel, funnel.partial(), now));
+    }
+
+    /** Every person's events added to {@code partial}. */
+    FunnelQuery.Partial fill(final FunnelQuery funnel, final FunnelQuery.Partial partial, final Instant now) {
         timelines.keySet().forEach(person -> add(funnel, partial, person, now));
-        return funnel.result(partial);
+        return partial;
     }
 
     /** The persons alternately over two partials, each encoded and decoded, then merged: must equal {@link #run}. */
