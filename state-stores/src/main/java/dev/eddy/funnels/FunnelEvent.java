@@ -1,26 +1,41 @@
 package dev.eddy.funnels;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * One event of an actor, as a funnel sees it: when it happened, which steps it matches and which exclusion gaps it
- * falls in. An event may match no step at all: a strict funnel still sees it, and it breaks the sequence.
+ * One event of an actor, as a funnel sees it: when it happened, which steps it matches, which exclusion gaps it
+ * falls in, and its breakdown value. An event may match no step at all: a strict funnel still sees it, and it breaks
+ * the sequence.
  *
  * @param timeMicros when, in microseconds since the epoch
  * @param uuid       the event's uuid (an event fills a step of an attempt at most once)
  * @param steps      the 0-based steps it matches
  * @param exclusions the gaps {@code g} it is excluded in: an attempt that reached step {@code g} but not yet step
  *                   {@code g + 1}, within the window, is tainted by it
+ * @param breakdown  its breakdown value, one string per breakdown property ({@code ""} where missing); empty
+ *                   without a breakdown
  */
-public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclusions) {
+public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclusions, List<String> breakdown) {
 
     public FunnelEvent {
         steps = steps.clone();
         exclusions = exclusions.clone();
+        breakdown = List.copyOf(breakdown);
+    }
+
+    /** An event without a breakdown value. */
+    public FunnelEvent(final long timeMicros, final String uuid, final int[] steps, final int[] exclusions) {
+        this(timeMicros, uuid, steps, exclusions, List.of());
     }
 
     public static FunnelEvent of(final long timeMicros, final String uuid, final int... steps) {
         return new FunnelEvent(timeMicros, uuid, steps, new int[0]);
+    }
+
+    /** The same event with another breakdown value. */
+    public FunnelEvent withBreakdown(final List<String> value) {
+        return new FunnelEvent(timeMicros, uuid, steps, exclusions, value);
     }
 
     boolean sameMatchesAs(final FunnelEvent other) {
@@ -36,6 +51,11 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
         return false;
     }
 
+    /** Only exclusions, no step (an unordered funnel starts over on one). */
+    boolean exclusionOnly() {
+        return steps.length == 0 && exclusions.length > 0;
+    }
+
     private static int[] sorted(final int[] values) {
         final int[] copy = values.clone();
         Arrays.sort(copy);
@@ -45,17 +65,18 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
     @Override
     public boolean equals(final Object o) {
         return o instanceof FunnelEvent other && timeMicros == other.timeMicros && uuid.equals(other.uuid)
-                && Arrays.equals(steps, other.steps) && Arrays.equals(exclusions, other.exclusions);
+                && Arrays.equals(steps, other.steps) && Arrays.equals(exclusions, other.exclusions) && breakdown.equals(other.breakdown);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * Long.hashCode(timeMicros) + uuid.hashCode()) + Arrays.hashCode(steps) * 7 + Arrays.hashCode(exclusions);
+        return 31 * (31 * Long.hashCode(timeMicros) + uuid.hashCode()) + Arrays.hashCode(steps) * 7 + Arrays.hashCode(exclusions)
+                + breakdown.hashCode() * 13;
     }
 
     @Override
     public String toString() {
         return "FunnelEvent[" + timeMicros + ", " + uuid + ", steps=" + Arrays.toString(steps) + ", exclusions="
-                + Arrays.toString(exclusions) + "]";
+                + Arrays.toString(exclusions) + (breakdown.isEmpty() ? "" : ", breakdown=" + breakdown) + "]";
     }
 }

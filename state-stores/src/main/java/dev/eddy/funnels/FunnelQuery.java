@@ -12,24 +12,38 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * A funnel query in PostHog's filter format ({@code events} as steps, {@code funnel_order_type},
  * {@code funnel_window_interval} and {@code _unit}/{@code _type}, the deprecated {@code funnel_window_days},
- * {@code exclusions}, {@code properties}, dates), run person by person over timeline events: each actor's events in
- * range become {@link FunnelEvent}s, the ordered, strict or unordered engine decides how far the actor got, and the
- * outcomes (a {@link Partial} per instance, merged) give PostHog's steps.
+ * {@code exclusions}, {@code properties}, dates, {@code breakdown}, {@code aggregation_group_type_index},
+ * {@code funnel_viz_type} steps, time_to_convert or trends), run over timeline events.
+ *
+ * <p>Persons are evaluated one by one as their timelines are read: each person's events in range become
+ * {@link FunnelEvent}s, the ordered, strict or unordered engine decides how far the person got (per entrance period
+ * for trends, per breakdown value), and only the outcomes stay in the {@link Partial}. Groups
+ * ({@code aggregation_group_type_index}) are spread over many persons and over the instances that own them, so
+ * their partials keep each group's compact funnel events instead, and the groups are evaluated once every partial
+ * is merged, in {@link #result}. Partials travel between instances as bytes ({@link Partial#encode()},
+ * {@link #decode(byte[])}).
  */
 public final class FunnelQuery {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final long DEFAULT_WINDOW_DAYS = 14;
+    /** PostHog reads at most this many rows of a broken-down funnel trend. */
+    private static final int TRENDS_MAX_ROWS = 1_000;
 
     /** One step: an event (or any event) and its own filters. */
     record Step(int order, Optional<String> event, PropertyFilter properties, ObjectNode definition) {
@@ -49,9 +63,15 @@ public final class FunnelQuery {
     private final DateRange range;
     private final PropertyFilter global;
     private final Optional<TimeToConvert> timeToConvert;
+    private final Optional<PeriodFunnel> trends;
+    private final Optional<FunnelBreakdown> breakdown;
+    private final OptionalInt aggregationGroup;
+    private final boolean unboxBreakdown;
 
     private FunnelQuery(final List<Step> steps, final List<Exclusion> exclusions, final String orderType, final long windowMicros,
-                        final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert) {
+                        final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert,
+                        final Optional<PeriodFunnel> trends, final Optional<FunnelBreakdown> breakdown, final OptionalInt aggregationGroup,
+                        final boolean unboxBreakdown) {
         this.steps = steps;
         this.exclusions = exclusions;
         this.orderType = orderType;
@@ -59,6 +79,10 @@ public final class FunnelQuery {
         this.range = range;
         this.global = global;
         this.timeToConvert = timeToConvert;
+        this.trends = trends;
+        this.breakdown = breakdown;
+        this.aggregationGroup = aggregationGroup;
+        this.unboxBreakdown = unboxBreakdown;
     }
 
     /**
@@ -69,15 +93,17 @@ public final class FunnelQuery {
         if (query.path("actions").isArray() && !query.get("actions").isEmpty()) {
             throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
         }
-        final String viz = query.path("funnel_viz_type").asText("steps");
-        if (!"steps".equals(viz) && !"time_to_convert".equals(viz)) {
-            throw new IllegalArgumentException("funnel_viz_type " + viz + " is not supported by Eddy yet");
+        // The legacy filter's line graph without a viz type is a funnel trend.
+        final String viz = query.path("funnel_viz_type").isTextual() ? query.get("funnel_viz_type").asText()
+                : "ActionsLineGraph".equals(query.path("display").asText()) ? "trends" : "steps";
+        if (!List.of("steps", "time_to_convert", "trends").contains(viz)) {
+            throw new IllegalArgumentException("funnel_viz_type must be steps, time_to_convert or trends");
         }
-        for (final String unsupported : List.of("breakdown", "aggregation_group_type_index")) {
-            if (query.hasNonNull(unsupported) && !query.get(unsupported).asText().isEmpty()) {
-                throw new IllegalArgumentException(unsupported + " is not supported in funnels by Eddy yet");
-            }
+        final JsonNode byHogQL = query.path("funnel_aggregate_by_hogql");
+        if (byHogQL.isTextual() && !byHogQL.asText().isBlank() && !"person_id".equals(byHogQL.asText().trim())) {
+            throw new IllegalArgumentException("funnel_aggregate_by_hogql is not supported by Eddy yet");
         }
+        final OptionalInt aggregationGroup = aggregationGroup(query.path("aggregation_group_type_index"));
         final JsonNode events = query.path("events");
         if (!events.isMissingNode() && !events.isNull() && !events.isArray()) {
             throw new IllegalArgumentException("events must be a list");
@@ -97,22 +123,38 @@ public final class FunnelQuery {
         for (int i = 0; i < entities.size(); i++) {
             steps.add(new Step(i, id(entities.get(i)), PropertyFilter.parse(entities.get(i).get("properties")), entities.get(i)));
         }
+        final int n = steps.size();
+        final Optional<Integer> fromStep = step(query, "funnel_from_step");
+        final Optional<Integer> toStep = step(query, "funnel_to_step");
+        fromStep.filter(f -> f < 0 || f > n - 2).ifPresent(f -> {
+            throw new IllegalArgumentException("funnelFromStep is out of bounds. It must be between 0 and " + (n - 2) + ".");
+        });
+        toStep.filter(t -> t < 1 || t > n - 1).ifPresent(t -> {
+            throw new IllegalArgumentException("funnelToStep is out of bounds. It must be between 1 and " + (n - 1) + ".");
+        });
+        if (fromStep.isPresent() && toStep.isPresent() && fromStep.get() >= toStep.get()) {
+            throw new IllegalArgumentException("Funnel step range is invalid. funnelToStep should be greater than funnelFromStep.");
+        }
         final String orderType = query.path("funnel_order_type").asText("ordered").toLowerCase(Locale.ROOT);
         if (!List.of("ordered", "strict", "unordered").contains(orderType)) {
             throw new IllegalArgumentException("funnel_order_type must be ordered, strict or unordered");
         }
         final List<Exclusion> exclusions = exclusions(query.path("exclusions"), steps, orderType);
-        final DateRange range = DateRange.resolve(text(query.get("date_from")), text(query.get("date_to")), Interval.DAY, zone, weekStart,
+        final Optional<FunnelBreakdown> breakdown = FunnelBreakdown.parse(query, n, orderType);
+        final Interval interval = Interval.parse(query.path("interval").isTextual() ? query.get("interval").asText() : null);
+        final DateRange range = DateRange.resolve(text(query.get("date_from")), text(query.get("date_to")), interval, zone, weekStart,
                 now, earliest);
         PropertyFilter global = PropertyFilter.parse(query.get("properties"));
         if (query.path("filter_test_accounts").asBoolean(false) && testAccountFilters != null && testAccountFilters.isArray()) {
             global = global.and(PropertyFilter.parse(testAccountFilters));
         }
+        final long windowMicros = window(query).toNanos() / 1000;
         Optional<TimeToConvert> timeToConvert = Optional.empty();
+        Optional<PeriodFunnel> trends = Optional.empty();
         if ("time_to_convert".equals(viz)) {
-            final int n = steps.size();
-            final int from = query.path("funnel_from_step").asInt(0);
-            final int to = query.path("funnel_to_step").asInt(n - 1);
+            // PostHog reads a 0 "to" step as absent (the last step).
+            final int from = fromStep.orElse(0);
+            final int to = toStep.filter(t -> t != 0).orElse(n - 1);
             if (to <= 0 || to >= n) {
                 final List<String> allowed = new ArrayList<>();
                 for (int i = 1; i < n; i++) {
@@ -121,14 +163,42 @@ public final class FunnelQuery {
                 throw new IllegalArgumentException("Filter parameter funnel_to_step can only be one of " + String.join(", ", allowed)
                         + " for time to convert!");
             }
-            if (from < 0 || from >= to) {
+            if (from >= to) {
                 throw new IllegalArgumentException("Funnel step range is invalid. funnelToStep should be greater than funnelFromStep.");
             }
             final Optional<Integer> bins = query.hasNonNull("bin_count") ? Optional.of(Math.max(1, Math.min(90, query.get("bin_count").asInt(1))))
                     : Optional.empty();
             timeToConvert = Optional.of(new TimeToConvert(from, to, bins));
+        } else if ("trends".equals(viz)) {
+            trends = Optional.of(new PeriodFunnel(n, windowMicros, orderType, fromStep.orElse(0), toStep.orElse(n - 1)));
         }
-        return new FunnelQuery(steps, exclusions, orderType, window(query).toNanos() / 1000, range, global, timeToConvert);
+        // PostHog's legacy endpoint shows an event or person breakdown asked for as one string as a string again.
+        final boolean unbox = "FUNNELS".equals(query.path("insight").asText()) && query.path("breakdown").isTextual()
+                && List.of("person", "event").contains(query.path("breakdown_type").asText());
+        return new FunnelQuery(steps, exclusions, orderType, windowMicros, range, global, timeToConvert, trends, breakdown, aggregationGroup,
+                unbox);
+    }
+
+    private static OptionalInt aggregationGroup(final JsonNode index) {
+        if (index.isMissingNode() || index.isNull() || index.isTextual() && index.asText().isBlank()) {
+            return OptionalInt.empty();
+        }
+        final int group = index.isIntegralNumber() ? index.asInt() : index.isTextual() && index.asText().trim().matches("\\d") ? Integer.parseInt(index.asText().trim()) : -1;
+        if (group < 0 || group > 4) {
+            throw new IllegalArgumentException("aggregation_group_type_index must be a group type index from 0 to 4");
+        }
+        return OptionalInt.of(group);
+    }
+
+    private static Optional<Integer> step(final JsonNode query, final String field) {
+        final JsonNode value = query.path(field);
+        if (value.isMissingNode() || value.isNull()) {
+            return Optional.empty();
+        }
+        if (value.isIntegralNumber() || value.isTextual() && value.asText().trim().matches("-?\\d{1,9}")) {
+            return Optional.of(value.asInt());
+        }
+        throw new IllegalArgumentException(field + " must be a step number");
     }
 
     /**
@@ -205,57 +275,51 @@ public final class FunnelQuery {
         return Duration.ofDays(DEFAULT_WINDOW_DAYS);
     }
 
-    /** The outcomes of some of the actors; partials of the same query add up. */
+    /**
+     * What some instance found for the query; partials of the same query add up ({@link #merge}). Persons leave only
+     * their outcomes (per breakdown value; per breakdown value and entrance period for trends); groups leave their
+     * funnel events, evaluated when the merged partial gives the {@link #result}.
+     */
     public static final class Partial {
-        private final List<FunnelOutcome> outcomes = new ArrayList<>();
+        /** Per breakdown value ({@code []} without one), the outcomes of the actors evaluated under it. */
+        final Map<List<String>, List<FunnelOutcome>> outcomes = new HashMap<>();
+        /** Funnel trends: per breakdown value, per period {@code p}: actors reaching the from step at {@code 2p}, converting at {@code 2p + 1}. */
+        final Map<List<String>, long[]> periods = new HashMap<>();
+        /** Group-aggregated funnels: per group key, the funnel events of the group seen so far. */
+        final Map<String, List<FunnelEvent>> groups = new HashMap<>();
 
         public Partial merge(final Partial other) {
-            outcomes.addAll(other.outcomes);
+            other.outcomes.forEach((value, list) -> outcomes.computeIfAbsent(value, v -> new ArrayList<>()).addAll(list));
+            other.periods.forEach((value, counts) -> periods.merge(value, counts.clone(), (a, b) -> {
+                if (a.length != b.length) {
+                    throw new IllegalArgumentException("partials of funnel trends over different periods");
+                }
+                for (int i = 0; i < a.length; i++) {
+                    a[i] += b[i];
+                }
+                return a;
+            }));
+            other.groups.forEach((key, events) -> groups.computeIfAbsent(key, k -> new ArrayList<>()).addAll(events));
             return this;
         }
 
-        /** This partial as bytes for another instance of the same query to {@link FunnelQuery#decode}. */
+        /** The partial as bytes, for another instance to {@link FunnelQuery#decode} and merge. */
         public byte[] encode() {
-            return dev.eddy.serde.Binary.write(PARTIAL_VERSION, out -> {
-                out.writeInt(outcomes.size());
-                for (final FunnelOutcome o : outcomes) {
-                    out.writeInt(o.stepReached());
-                    out.writeBoolean(o.excluded());
-                    out.writeInt(o.timings().length);
-                    for (final double t : o.timings()) {
-                        out.writeDouble(t);
-                    }
-                }
-            });
+            return PartialCodec.encode(this);
         }
-    }
-
-    private static final int PARTIAL_VERSION = 1;
-
-    /**
-     * A partial {@link Partial#encode}d by an instance running this same query.
-     *
-     * @throws IllegalArgumentException when the bytes are not such a partial
-     */
-    public Partial decode(final byte[] encoded) {
-        return dev.eddy.serde.Binary.read(encoded, PARTIAL_VERSION, "a funnel partial", in -> {
-            final Partial partial = partial();
-            final int count = in.readInt();
-            for (int i = 0; i < count; i++) {
-                final int step = in.readInt();
-                final boolean excluded = in.readBoolean();
-                final double[] timings = new double[in.readInt()];
-                for (int t = 0; t < timings.length; t++) {
-                    timings[t] = in.readDouble();
-                }
-                partial.outcomes.add(new FunnelOutcome(step, excluded, timings));
-            }
-            return partial;
-        });
     }
 
     public Partial partial() {
         return new Partial();
+    }
+
+    /**
+     * A partial another instance {@link Partial#encode() encoded} for this query.
+     *
+     * @throws IllegalArgumentException on bytes that are not such a partial
+     */
+    public Partial decode(final byte[] bytes) {
+        return PartialCodec.decode(bytes, steps.size(), trends.isPresent() ? range.buckets().size() : 0);
     }
 
     /** Whether an event at this time is in the query's range: scans skip the others without decoding them. */
@@ -264,10 +328,10 @@ public final class FunnelQuery {
     }
 
     /**
-     * Evaluates one actor.
+     * Takes one person's events: evaluates the person, or (aggregating by groups) keeps the events for their groups.
      *
-     * @param events the actor's timeline events in time order (any range: those outside the query's are skipped)
-     * @param source the properties each event's filters read
+     * @param events the person's timeline events in time order (any range: those outside the query's are skipped)
+     * @param source the properties each event's filters and breakdown read
      */
     public void add(final Partial partial, final List<TimelineEvent> events, final Function<TimelineEvent, PropertyFilter.Source> source,
                     final Instant now) {
@@ -276,6 +340,14 @@ public final class FunnelQuery {
         for (final TimelineEvent e : events) {
             if (!range.contains(e.time())) {
                 continue;
+            }
+            String group = null;
+            if (aggregationGroup.isPresent()) {
+                group = e.groups().get(aggregationGroup.getAsInt());
+                if (group == null || group.isEmpty()) {
+                    // PostHog leaves out events without the group the funnel counts.
+                    continue;
+                }
             }
             final PropertyFilter.Source props = source.apply(e);
             if (!global.test(props, now)) {
@@ -301,23 +373,161 @@ public final class FunnelQuery {
             if (matched.isEmpty() && gaps.isEmpty() && !strict) {
                 continue;
             }
-            fed.add(new FunnelEvent(e.timeMicros(), e.uuid().toString(), matched.stream().mapToInt(Integer::intValue).toArray(),
-                    gaps.stream().mapToInt(Integer::intValue).toArray()));
+            final FunnelEvent event = new FunnelEvent(e.timeMicros(), e.uuid().toString(), matched.stream().mapToInt(Integer::intValue).toArray(),
+                    gaps.stream().mapToInt(Integer::intValue).toArray(), breakdown.map(b -> b.valueOf(props)).orElse(List.of()));
+            if (group != null) {
+                partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).add(event);
+            } else {
+                fed.add(event);
+            }
         }
+        evaluate(fed, partial);
+    }
+
+    /** Evaluates one actor (its events in time order) under each breakdown value it has, into {@code into}. */
+    private void evaluate(final List<FunnelEvent> fed, final Partial into) {
         if (fed.isEmpty()) {
             return;
         }
-        partial.outcomes.add("unordered".equals(orderType) ? new UnorderedFunnel(steps.size(), windowMicros).evaluate(fed)
-                : new OrderedFunnel(steps.size(), windowMicros, strict).evaluate(fed));
+        final boolean unordered = "unordered".equals(orderType);
+        final List<List<String>> values = breakdown.map(b -> b.candidates(fed, unordered)).orElse(List.of(List.of()));
+        final int attributionStep = breakdown.map(FunnelBreakdown::attributionStep).orElse(-1);
+        final boolean filtered = breakdown.map(FunnelBreakdown::filtersEvents).orElse(false);
+        for (final List<String> value : values) {
+            final List<FunnelEvent> events = filtered ? fed.stream().filter(e -> e.breakdown().equals(value)).toList() : fed;
+            if (events.isEmpty()) {
+                continue;
+            }
+            if (trends.isPresent()) {
+                final Map<Integer, Integer> converted = trends.get().evaluate(events, e -> range.bucketOf(TimelineEvent.instant(e.timeMicros())),
+                        attributionStep, value);
+                if (converted.isEmpty()) {
+                    continue;
+                }
+                final long[] counts = into.periods.computeIfAbsent(value, v -> new long[2 * range.buckets().size()]);
+                converted.forEach((period, result) -> {
+                    counts[2 * period]++;
+                    if (result == 1) {
+                        counts[2 * period + 1]++;
+                    }
+                });
+                continue;
+            }
+            final FunnelOutcome outcome = unordered ? new UnorderedFunnel(steps.size(), windowMicros).evaluate(events, attributionStep, value)
+                    : new OrderedFunnel(steps.size(), windowMicros, "strict".equals(orderType)).evaluate(events, attributionStep, value);
+            if (outcome.counts()) {
+                into.outcomes.computeIfAbsent(value, v -> new ArrayList<>()).add(outcome);
+            }
+        }
     }
 
-    /** PostHog's answer: the step list ({@code []} when nobody entered), or the time-to-convert histogram. */
+    /**
+     * PostHog's answer over the whole query (every partial merged into {@code whole}): the steps ({@code []} when
+     * nobody entered; a list of step lists with a breakdown), the time-to-convert histogram, or the trend items.
+     */
     public JsonNode result(final Partial whole) {
+        final Partial evaluated = evaluateGroups(whole);
         if (timeToConvert.isPresent()) {
-            return timeToConvert(whole, timeToConvert.get());
+            return timeToConvert(evaluated, timeToConvert.get());
+        }
+        if (trends.isPresent()) {
+            return trends(evaluated);
+        }
+        if (breakdown.isEmpty()) {
+            return steps(evaluated.outcomes.getOrDefault(List.of(), List.of()), Optional.empty());
         }
         final ArrayNode result = NODES.arrayNode();
-        final List<FunnelSteps.Step> counted = FunnelSteps.of(steps.size(), whole.outcomes);
+        for (final Map.Entry<List<String>, List<FunnelOutcome>> group : limited(evaluated.outcomes)) {
+            result.add(steps(group.getValue(), Optional.of(group.getKey())));
+        }
+        return result;
+    }
+
+    /** Actors evaluated so far, and the groups of a group-aggregated funnel evaluated now, each over its events in time order. */
+    private Partial evaluateGroups(final Partial whole) {
+        if (whole.groups.isEmpty()) {
+            return whole;
+        }
+        final Partial evaluated = new Partial().merge(whole);
+        evaluated.groups.clear();
+        for (final String key : new TreeMap<>(whole.groups).keySet()) {
+            final List<FunnelEvent> events = new ArrayList<>(whole.groups.get(key));
+            // Persons' timelines interleave; a group's events are ordered by time (then uuid, so that how the
+            // persons were spread over partials does not matter), each event once.
+            events.sort(Comparator.comparingLong(FunnelEvent::timeMicros).thenComparing(FunnelEvent::uuid));
+            final List<FunnelEvent> distinct = new ArrayList<>(events.size());
+            for (final FunnelEvent e : events) {
+                final FunnelEvent last = distinct.isEmpty() ? null : distinct.get(distinct.size() - 1);
+                if (last == null || last.timeMicros() != e.timeMicros() || !last.uuid().equals(e.uuid())) {
+                    distinct.add(e);
+                }
+            }
+            evaluate(distinct, evaluated);
+        }
+        return evaluated;
+    }
+
+    /**
+     * The breakdown values as PostHog shows them: ordered by how many reached the last step, then the one before,
+     * and so on (then by value, where PostHog leaves the order open), the first {@code breakdown_limit} on their own,
+     * the rest summed up as {@code Other}.
+     */
+    private List<Map.Entry<List<String>, List<FunnelOutcome>>> limited(final Map<List<String>, List<FunnelOutcome>> outcomes) {
+        final FunnelBreakdown b = breakdown.orElseThrow();
+        final Map<List<String>, List<FunnelOutcome>> grouped = new HashMap<>();
+        int row = 0;
+        for (final List<String> value : byCounts(outcomes)) {
+            final List<String> shown = row++ < b.limit() ? value : b.other();
+            grouped.computeIfAbsent(shown, v -> new ArrayList<>()).addAll(outcomes.get(value));
+        }
+        final List<Map.Entry<List<String>, List<FunnelOutcome>>> result = new ArrayList<>();
+        for (final List<String> value : byCounts(grouped)) {
+            if (result.size() <= b.limit()) {
+                result.add(Map.entry(value, grouped.get(value)));
+            }
+        }
+        return result;
+    }
+
+    private List<List<String>> byCounts(final Map<List<String>, List<FunnelOutcome>> outcomes) {
+        final int n = steps.size();
+        final Map<List<String>, long[]> counts = new HashMap<>();
+        outcomes.forEach((value, list) -> {
+            final long[] c = new long[n];
+            for (final FunnelOutcome o : list) {
+                for (int s = 0; s <= o.stepReached() && s < n; s++) {
+                    c[s]++;
+                }
+            }
+            counts.put(value, c);
+        });
+        final Comparator<List<String>> byReached = (a, b) -> {
+            for (int s = n - 1; s >= 0; s--) {
+                final int c = Long.compare(counts.get(b)[s], counts.get(a)[s]);
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        };
+        return counts.keySet().stream().sorted(byReached.thenComparing(FunnelQuery::compareValues)).toList();
+    }
+
+    /** Values compared as ClickHouse compares arrays of strings: element by element, then the shorter first. */
+    private static int compareValues(final List<String> a, final List<String> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            final int c = a.get(i).compareTo(b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
+    }
+
+    /** One funnel's step list, with its breakdown value if broken down. */
+    private ArrayNode steps(final List<FunnelOutcome> outcomes, final Optional<List<String>> value) {
+        final ArrayNode result = NODES.arrayNode();
+        final List<FunnelSteps.Step> counted = FunnelSteps.of(steps.size(), outcomes);
         final boolean unordered = "unordered".equals(orderType);
         for (final FunnelSteps.Step s : counted) {
             final Step step = steps.get(s.order());
@@ -337,11 +547,75 @@ public final class FunnelQuery {
             node.put("type", "events");
             node.set("average_conversion_time", s.average().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             node.set("median_conversion_time", s.median().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
+            value.ifPresent(v -> {
+                final JsonNode shown = unboxBreakdown && !v.isEmpty() ? NODES.textNode(v.get(0)) : breakdown.orElseThrow().render(v);
+                node.set("breakdown", shown);
+                node.set("breakdown_value", shown);
+            });
             // Listing the persons of a step is not served yet.
             node.putNull("converted_people_url");
             node.putNull("dropped_people_url");
         }
         return result;
+    }
+
+    /**
+     * PostHog's funnel trend items: per entrance period the percentage of actors who reached the from step that
+     * also reached the to step (rounded to two decimals; 0 without any), with the periods' {@code days} and
+     * {@code labels}. Broken down: one item per value, values ordered as PostHog's rows are cut (most actors
+     * reaching the from step first, at most {@code breakdown_limit} values and 1000 rows), then shown sorted by value.
+     */
+    private ArrayNode trends(final Partial whole) {
+        final List<ZonedDateTime> buckets = range.buckets();
+        final ArrayNode result = NODES.arrayNode();
+        if (breakdown.isEmpty()) {
+            final long[] counts = whole.periods.getOrDefault(List.of(), new long[2 * buckets.size()]);
+            result.add(trendItem(counts, buckets, 0, buckets.size()));
+            return result;
+        }
+        final Map<List<String>, Long> entered = new HashMap<>();
+        whole.periods.forEach((value, counts) -> {
+            long total = 0;
+            for (int p = 0; p < buckets.size(); p++) {
+                total += counts[2 * p];
+            }
+            entered.put(value, total);
+        });
+        final List<List<String>> ranked = entered.keySet().stream()
+                .sorted(Comparator.<List<String>>comparingLong(entered::get).reversed().thenComparing((a, b) -> compareValues(b, a))).toList();
+        long rows = Math.min((long) breakdown.get().limit() * buckets.size(), TRENDS_MAX_ROWS);
+        final Map<List<String>, Integer> shown = new TreeMap<>(FunnelQuery::compareValues);
+        for (final List<String> value : ranked) {
+            if (rows <= 0) {
+                break;
+            }
+            final int periods = (int) Math.min(rows, buckets.size());
+            shown.put(value, periods);
+            rows -= periods;
+        }
+        shown.forEach((value, periods) -> {
+            final ObjectNode item = trendItem(whole.periods.get(value), buckets, 0, periods);
+            item.set("breakdown_value", breakdown.get().render(value));
+            result.add(item);
+        });
+        return result;
+    }
+
+    private ObjectNode trendItem(final long[] counts, final List<ZonedDateTime> buckets, final int from, final int to) {
+        final ObjectNode item = NODES.objectNode();
+        item.put("count", to - from);
+        final ArrayNode data = item.putArray("data");
+        final ArrayNode days = item.putArray("days");
+        final ArrayNode labels = item.putArray("labels");
+        for (int p = from; p < to; p++) {
+            final long entered = counts[2 * p];
+            final long converted = counts[2 * p + 1];
+            // ClickHouse's round(x, 2) of a float: to the nearest hundredth, halves to even.
+            data.add(entered > 0 ? Math.rint((double) converted / entered * 100 * 100) / 100 : 0.0);
+            days.add(range.day(buckets.get(p)));
+            labels.add(range.label(buckets.get(p)));
+        }
+        return item;
     }
 
     /**
@@ -351,15 +625,19 @@ public final class FunnelQuery {
      */
     private static ObjectNode timeToConvert(final Partial whole, final TimeToConvert t) {
         final List<Double> samples = new ArrayList<>();
-        for (final FunnelOutcome outcome : whole.outcomes) {
-            if (outcome.stepReached() >= t.toStep()) {
-                double total = 0;
-                for (int i = t.fromStep(); i < t.toStep(); i++) {
-                    total += outcome.timings()[i];
+        for (final List<FunnelOutcome> outcomes : whole.outcomes.values()) {
+            for (final FunnelOutcome outcome : outcomes) {
+                if (outcome.stepReached() >= t.toStep()) {
+                    double total = 0;
+                    for (int i = t.fromStep(); i < t.toStep(); i++) {
+                        total += outcome.timings()[i];
+                    }
+                    samples.add(total);
                 }
-                samples.add(total);
             }
         }
+        // Sorted, so that the average does not depend on the order partials were merged in.
+        samples.sort(Comparator.naturalOrder());
         final ObjectNode result = NODES.objectNode();
         final ArrayNode bins = result.putArray("bins");
         if (samples.isEmpty()) {
@@ -367,20 +645,22 @@ public final class FunnelQuery {
             return result;
         }
         final int count = t.bins().orElseGet(() -> (int) Math.max(1, Math.min(60, Math.ceil(Math.cbrt(samples.size())))));
-        final double min = Math.floor(samples.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
-        final double max = Math.ceil(samples.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+        final double min = Math.floor(samples.get(0));
+        final double max = Math.ceil(samples.get(samples.size() - 1));
         double width = Math.ceil((max - min) / count);
         if (width <= 0) {
             width = 60;
         }
         final long[] actors = new long[count + 1];
+        double sum = 0;
         for (final double sample : samples) {
             actors[(int) Math.min(count, Math.floor((sample - min) / width))]++;
+            sum += sample;
         }
         for (int k = 0; k <= count; k++) {
             bins.addArray().add(Math.round(min + k * width)).add(actors[k]);
         }
-        result.put("average_conversion_time", samples.stream().mapToDouble(Double::doubleValue).average().orElseThrow());
+        result.put("average_conversion_time", sum / samples.size());
         return result;
     }
 

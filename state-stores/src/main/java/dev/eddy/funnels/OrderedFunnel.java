@@ -62,6 +62,18 @@ public final class OrderedFunnel {
      * @param events the actor's events in timestamp order
      */
     public FunnelOutcome evaluate(final List<FunnelEvent> events) {
+        return evaluate(events, -1, List.of());
+    }
+
+    /**
+     * With step attribution of a breakdown: the event filling step {@code attributionStep} must carry {@code value}.
+     *
+     * @param events          the actor's events in timestamp order
+     * @param attributionStep the 0-based step whose event must carry the value, or -1
+     * @param value           the breakdown value the actor is evaluated for
+     */
+    public FunnelOutcome evaluate(final List<FunnelEvent> events, final int attributionStep, final List<String> value) {
+        final Attribution attribution = new Attribution(attributionStep, value);
         final Attempt[] entered = new Attempt[steps + 1];
         final Attempt[] furthest = {null};
         final int[] furthestStep = {0};
@@ -78,7 +90,7 @@ public final class OrderedFunnel {
             final boolean alike = group.stream().allMatch(e -> e.sameMatchesAs(group.get(0)));
             if (alike) {
                 for (final FunnelEvent event : group) {
-                    process(event, encoded(event), entered, furthest, furthestStep, false);
+                    process(event, encoded(event), entered, furthest, furthestStep, false, attribution);
                     if (strict) {
                         for (int s = 1; s <= steps; s++) {
                             if (!event.matches(s - 1)) {
@@ -100,7 +112,7 @@ public final class OrderedFunnel {
                 }
                 pseudo.sort((a, b) -> Integer.compare(a[0], b[0]));
                 for (final int[] p : pseudo) {
-                    process(group.get(p[1]), new int[] {p[0]}, entered, furthest, furthestStep, true);
+                    process(group.get(p[1]), new int[] {p[0]}, entered, furthest, furthestStep, true, attribution);
                 }
             }
             i = j;
@@ -119,30 +131,37 @@ public final class OrderedFunnel {
         return FunnelOutcome.reached(furthestStep[0] - 1, timings);
     }
 
+    /** The step whose event must carry the breakdown value the actor is evaluated for (step attribution). */
+    private record Attribution(int step, List<String> value) {
+        boolean refuses(final int step0, final FunnelEvent event) {
+            return step0 == step && !value.equals(event.breakdown());
+        }
+    }
+
     /**
      * PostHog's encoding of what an event matches: 1-based steps as positive numbers, the exclusion of gap
-     * {@code g} as {@code -(g + 2)}; taken in descending order, so one event never fills two consecutive steps.
+     * {@code g} as {@code -(g + 2)}, taken in the reverse of PostHog's list (steps ascending, then exclusions by gap
+     * ascending): exclusions from the last gap down, then steps from the last down, so one event never fills two
+     * consecutive steps, and an exclusion taints the attempt in progress before the same event starts a new one.
      */
-    private static int[] encoded(final FunnelEvent event) {
-        final int[] codes = new int[event.steps().length + event.exclusions().length];
+    static int[] encoded(final FunnelEvent event) {
+        final int[] steps = event.steps().clone();
+        final int[] gaps = event.exclusions().clone();
+        Arrays.sort(steps);
+        Arrays.sort(gaps);
+        final int[] codes = new int[steps.length + gaps.length];
         int n = 0;
-        for (final int s : event.steps()) {
-            codes[n++] = s + 1;
+        for (int i = gaps.length - 1; i >= 0; i--) {
+            codes[n++] = -(gaps[i] + 2);
         }
-        for (final int g : event.exclusions()) {
-            codes[n++] = -(g + 2);
-        }
-        Arrays.sort(codes);
-        for (int a = 0, b = codes.length - 1; a < b; a++, b--) {
-            final int t = codes[a];
-            codes[a] = codes[b];
-            codes[b] = t;
+        for (int i = steps.length - 1; i >= 0; i--) {
+            codes[n++] = steps[i] + 1;
         }
         return codes;
     }
 
     private void process(final FunnelEvent event, final int[] codes, final Attempt[] entered, final Attempt[] furthest,
-                         final int[] furthestStep, final boolean together) {
+                         final int[] furthestStep, final boolean together, final Attribution attribution) {
         final long time = event.timeMicros();
         for (final int code : codes) {
             final boolean exclusion = code < 0;
@@ -159,7 +178,7 @@ public final class OrderedFunnel {
                 continue;
             }
             if (exclusion) {
-                if (together) {
+                if (together || previous.excluded) {
                     continue;
                 }
                 previous.excluded = true;
@@ -168,7 +187,7 @@ public final class OrderedFunnel {
                 }
                 continue;
             }
-            if (together && previous.uuids.contains(event.uuid())) {
+            if (attribution.refuses(step - 1, event) || together && previous.uuids.contains(event.uuid())) {
                 continue;
             }
             final Attempt next = previous.plus(time, event.uuid());

@@ -29,21 +29,25 @@ public final class UnorderedFunnel {
 
     /** @param events the actor's events in timestamp order */
     public FunnelOutcome evaluate(final List<FunnelEvent> events) {
+        return evaluate(events, -1, List.of());
+    }
+
+    /**
+     * With step attribution of a breakdown ({@code attributionStep} 0, the only one an unordered funnel allows): an
+     * event that would cover that many steps is taken only if it carries {@code value}.
+     *
+     * @param events          the actor's events in timestamp order
+     * @param attributionStep how many steps must be covered when the value is checked, or -1
+     * @param value           the breakdown value the actor is evaluated for
+     */
+    public FunnelOutcome evaluate(final List<FunnelEvent> events, final int attributionStep, final List<String> value) {
         // Per step, the times of the events that cover it, oldest first.
         final ArrayDeque<Long>[] covering = newDeques();
         final Best best = new Best();
         for (final FunnelEvent event : events) {
             final long time = event.timeMicros();
-            if (event.steps().length == 0) {
-                if (event.exclusions().length > 0) {
-                    for (final ArrayDeque<Long> d : covering) {
-                        d.clear();
-                    }
-                }
-                continue;
-            }
             // Drop what fell out of the window (and, once every step is covered, the oldest cover), recording the
-            // best coverage before each drop.
+            // best coverage before each drop; exclusions too see this first, so what they clear was recorded.
             while (true) {
                 final int oldest = oldestHead(covering);
                 if (oldest < 0) {
@@ -55,6 +59,13 @@ public final class UnorderedFunnel {
                 }
                 best.record(covering);
                 covering[oldest].pollFirst();
+            }
+            if (event.steps().length == 0) {
+                // An exclusion starts the actor over (events matching nothing are not fed to unordered funnels).
+                for (final ArrayDeque<Long> d : covering) {
+                    d.clear();
+                }
+                continue;
             }
             // The event covers the step it matches whose latest cover is oldest.
             int chosen = -1;
@@ -69,8 +80,12 @@ public final class UnorderedFunnel {
                     chosenLast = last;
                 }
             }
-            if (chosen >= 0) {
-                covering[chosen].addLast(time);
+            if (chosen < 0 || covered(covering) == attributionStep && !value.equals(event.breakdown())) {
+                continue;
+            }
+            covering[chosen].addLast(time);
+            if (best.count == steps) {
+                break;
             }
         }
         best.record(covering);
@@ -78,6 +93,16 @@ public final class UnorderedFunnel {
             return FunnelOutcome.NOT_ENTERED;
         }
         return FunnelOutcome.reached(best.count - 1, best.timings);
+    }
+
+    private static int covered(final ArrayDeque<Long>[] covering) {
+        int n = 0;
+        for (final ArrayDeque<Long> d : covering) {
+            if (!d.isEmpty()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The furthest coverage seen: how many steps, and the seconds between the covering events. */

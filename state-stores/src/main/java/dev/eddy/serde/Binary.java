@@ -60,4 +60,39 @@ public final class Binary {
             throw new IllegalArgumentException("a truncated or corrupt " + what.replaceFirst("^an? ", ""), e);
         }
     }
+
+    /** Writes an id: a canonical uuid in 16 bytes (tag 0), anything else as text (tag 1). */
+    public static void writeId(final DataOutputStream out, final String id) throws IOException {
+        final java.util.UUID uuid = canonicalUuid(id);
+        if (uuid != null) {
+            out.writeByte(0);
+            out.writeLong(uuid.getMostSignificantBits());
+            out.writeLong(uuid.getLeastSignificantBits());
+        } else {
+            out.writeByte(1);
+            out.writeUTF(id);
+        }
+    }
+
+    /** Reads an id {@link #writeId} wrote. */
+    public static String readId(final DataInputStream in) throws IOException {
+        return switch (in.readByte()) {
+            case 0 -> new java.util.UUID(in.readLong(), in.readLong()).toString();
+            case 1 -> in.readUTF();
+            default -> throw new IllegalArgumentException("an id of unknown form");
+        };
+    }
+
+    /** The uuid {@code id} is the canonical text of, else null. */
+    private static java.util.UUID canonicalUuid(final String id) {
+        if (id.length() != 36) {
+            return null;
+        }
+        try {
+            final java.util.UUID uuid = java.util.UUID.fromString(id);
+            return uuid.toString().equals(id) ? uuid : null;
+        } catch (final IllegalArgumentException e) {
+            return null;
+        }
+    }
 }

@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * One trend series' per-bucket aggregates over some of the events (one instance's partitions, say), per breakdown
@@ -167,7 +166,7 @@ public final class SeriesPartial {
                 out.writeInt(cell.actors == null ? 0 : cell.actors.size());
                 if (cell.actors != null) {
                     for (final String actor : cell.actors) {
-                        writeActor(out, actor);
+                        dev.eddy.serde.Binary.writeId(out, actor);
                     }
                 }
             }
@@ -190,44 +189,11 @@ public final class SeriesPartial {
                 if (actors > 0) {
                     cell.actors = new HashSet<>(Math.max(16, actors * 2));
                     for (int i = 0; i < actors; i++) {
-                        cell.actors.add(readActor(in));
+                        cell.actors.add(dev.eddy.serde.Binary.readId(in));
                     }
                 }
                 target.merge(cell);
             }
-        }
-    }
-
-    private static void writeActor(final DataOutputStream out, final String actor) throws IOException {
-        final UUID uuid = uuidOrNull(actor);
-        if (uuid != null) {
-            out.writeByte(0);
-            out.writeLong(uuid.getMostSignificantBits());
-            out.writeLong(uuid.getLeastSignificantBits());
-        } else {
-            out.writeByte(1);
-            out.writeUTF(actor);
-        }
-    }
-
-    private static String readActor(final DataInputStream in) throws IOException {
-        return switch (in.readByte()) {
-            case 0 -> new UUID(in.readLong(), in.readLong()).toString();
-            case 1 -> in.readUTF();
-            default -> throw new IOException("unknown actor encoding");
-        };
-    }
-
-    /** The uuid an actor id is the canonical text of, else null (group keys are any text). */
-    private static UUID uuidOrNull(final String actor) {
-        if (actor.length() != 36) {
-            return null;
-        }
-        try {
-            final UUID uuid = UUID.fromString(actor);
-            return uuid.toString().equals(actor) ? uuid : null;
-        } catch (final IllegalArgumentException e) {
-            return null;
         }
     }
 

@@ -37,12 +37,15 @@ class FunnelQueryTest {
 
     @Test
     void timeToConvertNeedsAStepToConvertTo() {
+        // PostHog checks the step range of every funnel before the time-to-convert rule.
         assertThatThrownBy(() -> run(STEPS + ",\"funnel_to_step\":2}"))
-                .hasMessage("Filter parameter funnel_to_step can only be one of 1 for time to convert!");
+                .hasMessage("funnelToStep is out of bounds. It must be between 1 and 1.");
+        assertThatThrownBy(() -> run(STEPS + ",\"funnel_from_step\":1}"))
+                .hasMessage("funnelFromStep is out of bounds. It must be between 0 and 0.");
         final JsonNode nobody = run(STEPS.replace("2021-06-07", "2021-06-10").replace("2021-06-13", "2021-06-10") + "}");
         assertThat(nobody.get("bins")).as("no one converted that day").isEmpty();
         assertThat(nobody.get("average_conversion_time").isNull()).isTrue();
-        assertThatThrownBy(() -> run(STEPS.replace("time_to_convert", "trends") + "}")).hasMessageContaining("trends");
+        assertThatThrownBy(() -> run(STEPS.replace("time_to_convert", "lifecycle") + "}")).hasMessageContaining("funnel_viz_type");
     }
 
     private static JsonNode run(final String json) {
