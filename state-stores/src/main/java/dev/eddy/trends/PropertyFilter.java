@@ -71,6 +71,15 @@ public final class PropertyFilter {
         return root.test(source, now);
     }
 
+    /** Whether this filter has no condition at all (only empty groups), so it matches every event. */
+    public boolean matchesEverything() {
+        return unconditional(root);
+    }
+
+    private static boolean unconditional(final Node node) {
+        return node instanceof Group group && group.children().stream().allMatch(PropertyFilter::unconditional);
+    }
+
     private interface Node {
         boolean test(Source source, Instant now);
     }

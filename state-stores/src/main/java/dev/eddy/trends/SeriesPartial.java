@@ -113,6 +113,21 @@ public final class SeriesPartial {
         }
     }
 
+    /**
+     * Adds {@code count} events at {@code time} without a breakdown: total counts taken from the hourly rollups.
+     *
+     * @throws IllegalStateException unless the math counts events
+     */
+    public void addCount(final java.time.Instant time, final long count) {
+        if (math != TrendMath.TOTAL) {
+            throw new IllegalStateException("only event totals are counted without their events");
+        }
+        final int bucket = range.bucketOf(time);
+        if (bucket >= 0) {
+            cells.computeIfAbsent("", k -> newCells())[bucket].events += count;
+        }
+    }
+
     private void addTo(final TrendEvent event, final int bucket) {
         final Cell cell = cells.computeIfAbsent(event.breakdown(), k -> newCells())[bucket];
         cell.events++;

@@ -17,6 +17,9 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * A trend query in PostHog's filter format ({@code events}, {@code properties}, {@code date_from}, {@code interval},
@@ -216,6 +219,75 @@ public final class TrendQuery {
             }
         }
         return new Partial(partials);
+    }
+
+    /**
+     * Whether the hourly event counts answer this query exactly, without reading events: every series counts events
+     * ({@code total}) with no filter, nothing is broken down, and every bucket boundary of every period falls on a
+     * UTC hour (so each hour's count belongs to one bucket: any time zone with a whole-hour offset).
+     */
+    public boolean answerableFromHourlyCounts() {
+        if (breakdown.isPresent() || !global.matchesEverything()) {
+            return false;
+        }
+        for (final Series s : series) {
+            if (s.math() != TrendMath.TOTAL || !s.properties().matchesEverything()) {
+                return false;
+            }
+        }
+        for (final DateRange r : ranges) {
+            if (!onHour(r.from().toInstant()) || !onHour(r.to().toInstant().plusNanos(1000))) {
+                return false;
+            }
+            for (final ZonedDateTime bucket : r.buckets()) {
+                if (bucket.isAfter(r.from()) && !onHour(bucket.toInstant())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean onHour(final Instant time) {
+        return time.getEpochSecond() % 3600 == 0 && time.getNano() == 0;
+    }
+
+    /**
+     * Adds one partition's hourly counts of the project into {@code partial}, if they answer this query exactly
+     * ({@link #answerableFromHourlyCounts}); false, adding nothing, if the events must be read instead.
+     */
+    public boolean countInto(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId) {
+        if (!answerableFromHourlyCounts()) {
+            return false;
+        }
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (final DateRange r : ranges) {
+            first = Math.min(first, HourlyEventKey.hourOf(r.from().toInstant()));
+            last = Math.max(last, HourlyEventKey.hourOf(r.to().toInstant()));
+        }
+        // The upper bound is the first key of the hour after the last one, itself excluded below.
+        try (KeyValueIterator<HourlyEventKey, Long> it = hourly.range(HourlyEventKey.firstOf(projectId, first),
+                HourlyEventKey.firstOf(projectId, last + 1))) {
+            while (it.hasNext()) {
+                final KeyValue<HourlyEventKey, Long> cell = it.next();
+                if (cell.key.projectId() == projectId && cell.key.hour() <= last) {
+                    addHourly(partial, cell.key.event(), cell.key.hourStart(), cell.value);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Adds one hourly count of {@code event} to every series that counts it, in every period. */
+    void addHourly(final Partial partial, final String event, final Instant hourStart, final long count) {
+        for (int r = 0; r < ranges.size(); r++) {
+            for (final Series s : series) {
+                if (s.event().isEmpty() || s.event().get().equals(event)) {
+                    partial.series.get(r * series.size() + s.order()).addCount(hourStart, count);
+                }
+            }
+        }
     }
 
     /** Whether an event at this time can count at all: scans skip the others without decoding them. */

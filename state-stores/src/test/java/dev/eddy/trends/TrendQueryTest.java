@@ -126,6 +126,41 @@ class TrendQueryTest {
         assertThatThrownBy(() -> run("{\"events\":\"a\"}")).hasMessageContaining("list");
     }
 
+    /** Counting trends are answered from hourly counts exactly as from the events; others are not answerable so. */
+    @Test
+    void hourlyCountsAnswerUnfilteredCountingTrends() {
+        for (final String display : List.of("ActionsLineGraph", "ActionsLineGraphCumulative", "BoldNumber")) {
+            final String json = "{\"events\":[{\"id\":\"$pageview\"},{\"id\":null}],\"date_from\":\"2020-01-09\","
+                    + "\"date_to\":\"2020-01-19\",\"display\":\"" + display + "\",\"compare\":true}";
+            final TrendQuery trend = TrendQuery.parse(read(json), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
+            assertThat(trend.answerableFromHourlyCounts()).isTrue();
+            final TrendQuery.Partial counted = trend.partial();
+            for (final String[] ev : EVENTS) {
+                trend.addHourly(counted, ev[1], Instant.parse("2020-01-" + ev[2] + "T12:00:00Z"), 1);
+            }
+            assertThat(trend.result(counted).toString()).as(display).isEqualTo(run(json).toString());
+        }
+        assertThat(ints(run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}")
+                .get(0).get("data"))).containsExactly(1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1);
+
+        final String base = "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"";
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + "}", "America/New_York")).isTrue();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"interval\":\"week\"}", "Europe/Berlin")).isTrue();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + "}", "Asia/Kolkata")).as("a half-hour offset").isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"math\":\"dau\"}]," + base + "}", "UTC")).isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"breakdown\":\"$browser\"}", "UTC")).isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"properties\":[{\"key\":\"x\",\"value\":1}]}]," + base + "}", "UTC")).isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"properties\":{\"type\":\"AND\",\"values\":[]}}", "UTC"))
+                .as("an empty filter group filters nothing").isTrue();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"filter_test_accounts\":true}", "UTC")).isFalse();
+    }
+
+    private static boolean answerable(final String json, final String zone) {
+        final JsonNode testAccounts = read("[{\"key\":\"email\",\"value\":\"@corp.test\",\"operator\":\"not_icontains\",\"type\":\"person\"}]");
+        return TrendQuery.parse(read(json), java.time.ZoneId.of(zone), DayOfWeek.SUNDAY, testAccounts, NOW, Optional::empty)
+                .answerableFromHourlyCounts();
+    }
+
     /** Uuid actors, property values and breakdown rows survive the trip between instances exactly. */
     @Test
     void partialsTravelBetweenInstancesAsBytes() {

@@ -13,6 +13,7 @@ import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.StreamsApp;
+import dev.eddy.trends.HourlyEventKey;
 import dev.eddy.trends.PropertyLookup;
 import dev.eddy.trends.TimelineEventSource;
 import dev.eddy.trends.TrendQuery;
@@ -65,6 +66,10 @@ import org.slf4j.LoggerFactory;
  * refuses a partition it no longer runs. A failed attempt (rebalance, restoring store, unreachable instance) is
  * retried until the query's deadline, then answered 503: never a silent partial. The same {@link QueryControl}
  * bounds the scans, so a query stops within its time limit or when cancelled.
+ *
+ * <p>Trends that only count events, unfiltered and not broken down, read each partition's hourly counts
+ * ({@link StoreNames#TREND_ROLLUPS}, kept equal to the timelines by the topology) instead of its events: a 30-day
+ * daily trend reads 720 cells per event name rather than every event.
  */
 public final class InsightQueryService {
     /** Where instances ask each other for partials: {@code POST /_internal/insights/{trend,funnel,earliest}}. */
@@ -160,6 +165,14 @@ public final class InsightQueryService {
 
         void scan(Q query, P partial, KeyValueIterator<Bytes, byte[]> events, PropertyLookup properties, Instant now, QueryControl control);
 
+        /**
+         * Answers the query for one partition from its hourly counts instead of its events, if they answer it
+         * exactly; false to scan the events.
+         */
+        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId) {
+            return false;
+        }
+
         P merge(P into, P other);
 
         byte[] encode(P partial);
@@ -208,6 +221,12 @@ public final class InsightQueryService {
                     query.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), properties, now);
                 }
             }
+        }
+
+        @Override
+        public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+                             final long projectId) {
+            return query.countInto(partial, hourly, projectId);
         }
 
         @Override
@@ -409,6 +428,9 @@ public final class InsightQueryService {
                 StoreNames.GROUPS_GLOBAL, QueryableStoreTypes.keyValueStore()).orElseThrow(InsightQueryService::rebalancing);
         for (final int p : partitions) {
             control.check();
+            if (engine.count(query, partial, partition(app, StoreNames.TREND_ROLLUPS, p), project)) {
+                continue;
+            }
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<String, PersonState> persons = partition(app, StoreNames.PERSONS, p);
             try (KeyValueIterator<Bytes, byte[]> events = timelines.range(TimelineKeys.projectStart(project), TimelineKeys.projectEnd(project))) {
