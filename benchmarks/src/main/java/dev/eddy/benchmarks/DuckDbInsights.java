@@ -112,6 +112,14 @@ final class DuckDbInsights implements AutoCloseable {
         return new Trend(series);
     }
 
+    /** Its version and the threads it runs a query on. */
+    String describe() throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet row = s.executeQuery("SELECT version(), current_setting('threads')")) {
+            row.next();
+            return row.getString(1) + ", " + row.getString(2) + " threads";
+        }
+    }
+
     @Override
     public void close() throws SQLException {
         connection.close();
