@@ -126,7 +126,7 @@ public final class InsightsBenchmark {
                     matched &= timing.mismatches() == 0;
                     rows.add(timing.row(q));
                 }
-                System.out.printf(Locale.ROOT, "%nlatency over %d runs each after %d warm-ups, Eddy and DuckDB alternating:%n", repeats, warmups);
+                System.out.printf(Locale.ROOT, "%nlatency over %d runs each after %d warm-ups, Eddy and DuckDB alternating; ratio = Eddy p50 / DuckDB p50:%n", repeats, warmups);
                 System.out.printf(Locale.ROOT, "%-30s %10s %10s %10s %10s %8s %8s%n", "query", "Eddy p50", "Eddy p90", "DuckDB p50",
                         "DuckDB p90", "ratio", "target");
                 rows.forEach(System.out::println);
