@@ -10,7 +10,6 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,16 +47,7 @@ public final class DecideBenchmark {
     }
 
     public static void main(final String[] argv) throws Exception {
-        final Map<String, String> args = new HashMap<>();
-        for (int i = 0; i + 1 < argv.length; i += 2) {
-            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
-        }
-        for (final String required : List.of("gateway", "token", "key")) {
-            if (!args.containsKey(required)) {
-                System.err.println("missing --" + required);
-                System.exit(2);
-            }
-        }
+        final Map<String, String> args = BenchArgs.parse(argv, "gateway", "token", "key");
         new DecideBenchmark(args).run();
     }
 
@@ -68,7 +58,7 @@ public final class DecideBenchmark {
                     .setDefaultPort(gateway.getPort()).setKeepAlive(true), new PoolOptions().setHttp1MaxSize(clients));
             createFlags(http);
             loadPersons(http);
-            awaitIdleStreams(http);
+            EddyStreams.awaitIdle(http);
             System.out.printf(Locale.ROOT, "50 flags, %,d persons, %d concurrent clients, %d s per route%n", persons, clients, seconds);
             measure(http, "warm-up /flags", this::decideBody, "/flags/?v=2", HttpMethod.POST, seconds / 2);
             measure(http, "warm-up /_health/live", i -> null, "/_health/live", HttpMethod.GET, seconds / 2);
@@ -238,28 +228,5 @@ public final class DecideBenchmark {
             Thread.sleep(1000);
         }
         throw new IllegalStateException("the persons did not reach the stores within 10 minutes");
-    }
-
-    /**
-     * Waits until the stream thread has processed everything the load produced (its processed-records total stops
-     * moving for three seconds), so the measurement is of /flags, not of /flags beside a busy stream thread.
-     */
-    private void awaitIdleStreams(final HttpClient http) throws Exception {
-        double previous = -1;
-        int still = 0;
-        final long deadline = System.nanoTime() + 600_000_000_000L;
-        while (still < 3 && System.nanoTime() < deadline) {
-            final String metrics = http.request(HttpMethod.GET, "/metrics").compose(req -> req.send())
-                    .compose(resp -> resp.body()).map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
-            double processed = 0;
-            for (final String line : metrics.split("\n")) {
-                if (line.startsWith("kafka_stream_thread_process_total{")) {
-                    processed += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-            }
-            still = processed == previous ? still + 1 : 0;
-            previous = processed;
-            Thread.sleep(1000);
-        }
     }
 }

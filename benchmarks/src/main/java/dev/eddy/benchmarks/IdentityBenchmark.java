@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,15 +65,7 @@ public final class IdentityBenchmark {
     }
 
     public static void main(final String[] argv) throws Exception {
-        final Map<String, String> args = new HashMap<>();
-        for (int i = 0; i + 1 < argv.length; i += 2) {
-            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
-        }
-        if (!args.containsKey("bootstrap")) {
-            System.err.println("missing --bootstrap");
-            System.exit(2);
-        }
-        new IdentityBenchmark(args).run();
+        new IdentityBenchmark(BenchArgs.parse(argv, "bootstrap")).run();
     }
 
     private void run() throws Exception {

@@ -14,7 +14,6 @@ import io.vertx.core.http.PoolOptions;
 import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -67,16 +66,7 @@ public final class IngestBenchmark {
     }
 
     public static void main(final String[] argv) throws Exception {
-        final Map<String, String> args = new HashMap<>();
-        for (int i = 0; i + 1 < argv.length; i += 2) {
-            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
-        }
-        for (final String required : List.of("bootstrap", "gateway", "token")) {
-            if (!args.containsKey(required)) {
-                System.err.println("missing --" + required);
-                System.exit(2);
-            }
-        }
+        final Map<String, String> args = BenchArgs.parse(argv, "bootstrap", "gateway", "token");
         new IngestBenchmark(args).run();
     }
 
