@@ -108,9 +108,8 @@ public final class DashboardRoutes {
     private void retrieve(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
-        final String clientQueryId = ctx.queryParams().get("client_query_id");
-        final InsightCalculations.Read read = new InsightCalculations.Read(RefreshMode.parse(ctx.queryParams().get("refresh")), null,
-                clientQueryId == null || clientQueryId.isBlank() ? null : clientQueryId.trim(), true);
+        final InsightCalculations.Read read = InsightCalculations.Read.of(ctx.queryParams().get("refresh"),
+                ctx.queryParams().get("client_query_id"));
         projects.require(principal(ctx), projectId)
                 .compose(p -> dashboards.find(projectId, principal(ctx).userId(), id)
                         .map(found -> found.filter(d -> !d.deleted()))

@@ -90,6 +90,12 @@ public final class InsightCalculations {
             return new Read(mode, null, null, false);
         }
 
+        /** A read as a request's {@code refresh} and {@code client_query_id} query parameters ask (either absent). */
+        public static Read of(final String refresh, final String clientQueryId) {
+            return new Read(RefreshMode.parse(refresh), null, clientQueryId == null || clientQueryId.isBlank() ? null : clientQueryId.trim(),
+                    false);
+        }
+
         public Read onDashboard(final long dashboard) {
             return new Read(mode, dashboard, clientQueryId, failAsStatus);
         }

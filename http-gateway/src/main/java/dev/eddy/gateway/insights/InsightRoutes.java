@@ -194,9 +194,7 @@ public final class InsightRoutes {
 
     /** The {@code refresh} mode and {@code client_query_id} of a read. */
     private static InsightCalculations.Read read(final RoutingContext ctx) {
-        final String clientQueryId = ctx.queryParams().get("client_query_id");
-        return new InsightCalculations.Read(RefreshMode.parse(ctx.queryParams().get("refresh")), null,
-                clientQueryId == null || clientQueryId.isBlank() ? null : clientQueryId.trim(), false);
+        return InsightCalculations.Read.of(ctx.queryParams().get("refresh"), ctx.queryParams().get("client_query_id"));
     }
 
     private void acknowledge(final RoutingContext ctx) {
