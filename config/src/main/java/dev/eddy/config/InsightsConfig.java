@@ -2,20 +2,91 @@ package dev.eddy.config;
 
 import com.typesafe.config.Config;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * How trend and funnel calculations are bounded.
+ * How trend and funnel calculations are bounded, and how saved insights' results are cached and refreshed.
  *
  * @param queryTimeout how long one calculation (every instance's share and the merge) may take before it is
  *                     abandoned with a 504
+ * @param cache        the saved insights' result cache
+ * @param async        background calculations ({@code refresh=async} and its kin)
  */
-public record InsightsConfig(Duration queryTimeout) {
+public record InsightsConfig(Duration queryTimeout, Cache cache, Async async) {
+
+    /** The interval names the staleness thresholds are given for (PostHog's, {@code minute} included). */
+    public static final List<String> INTERVALS = List.of("minute", "hour", "day", "week", "month");
 
     public InsightsConfig {
         Validation.require(!queryTimeout.isNegative() && !queryTimeout.isZero(), "insights.query-timeout must be positive");
     }
 
+    /**
+     * The result cache of saved insights, and PostHog's freshness rules with Eddy's thresholds.
+     *
+     * @param staleAfter         per interval: the age past which {@code blocking} and {@code async} recalculate
+     *                           a cached result (PostHog's default threshold mode)
+     * @param lazyStaleAfter     per interval: the same for {@code lazy_async} (PostHog's lazy mode)
+     * @param clientRefreshShort {@code next_allowed_client_refresh} after a calculation of an hourly insight or one
+     *                           spanning at most 7 days
+     * @param clientRefresh      {@code next_allowed_client_refresh} after any other calculation
+     * @param maxEntries         results kept, least recently used dropped first
+     * @param expireAfter        a result is dropped this long after it was calculated, stale or not
+     */
+    public record Cache(Map<String, Duration> staleAfter, Map<String, Duration> lazyStaleAfter, Duration clientRefreshShort,
+                        Duration clientRefresh, long maxEntries, Duration expireAfter) {
+        public Cache {
+            for (final String interval : INTERVALS) {
+                Validation.require(staleAfter.containsKey(interval) && positive(staleAfter.get(interval)),
+                        "insights.cache.stale-after." + interval + " must be a positive duration");
+                Validation.require(lazyStaleAfter.containsKey(interval) && positive(lazyStaleAfter.get(interval)),
+                        "insights.cache.lazy-stale-after." + interval + " must be a positive duration");
+            }
+            Validation.require(positive(clientRefreshShort) && positive(clientRefresh),
+                    "insights.cache.client-refresh and client-refresh-short must be positive");
+            Validation.require(maxEntries >= 1, "insights.cache.max-entries must be at least 1");
+            Validation.require(positive(expireAfter), "insights.cache.expire-after must be positive");
+            staleAfter = Map.copyOf(staleAfter);
+            lazyStaleAfter = Map.copyOf(lazyStaleAfter);
+        }
+    }
+
+    /**
+     * @param maxRunning      background calculations running at once on this instance; one more answers PostHog's
+     *                        {@code concurrency_limit_exceeded} query status
+     * @param statusRetention how long a finished background calculation's status (its error, say) stays visible
+     */
+    public record Async(int maxRunning, Duration statusRetention) {
+        public Async {
+            Validation.require(maxRunning >= 1, "insights.async.max-running must be at least 1");
+            Validation.require(positive(statusRetention), "insights.async.status-retention must be positive");
+        }
+    }
+
+    private static boolean positive(final Duration d) {
+        return d != null && !d.isNegative() && !d.isZero();
+    }
+
     static InsightsConfig from(final Config root) {
-        return new InsightsConfig(root.getConfig("insights").getDuration("query-timeout"));
+        final Config c = root.getConfig("insights");
+        final Config cache = c.getConfig("cache");
+        final Config async = c.getConfig("async");
+        return new InsightsConfig(c.getDuration("query-timeout"),
+                new Cache(perInterval(cache.getConfig("stale-after")), perInterval(cache.getConfig("lazy-stale-after")),
+                        cache.getDuration("client-refresh-short"), cache.getDuration("client-refresh"), cache.getLong("max-entries"),
+                        cache.getDuration("expire-after")),
+                new Async(async.getInt("max-running"), async.getDuration("status-retention")));
+    }
+
+    private static Map<String, Duration> perInterval(final Config c) {
+        final Map<String, Duration> byInterval = new LinkedHashMap<>();
+        for (final String interval : INTERVALS) {
+            if (c.hasPath(interval)) {
+                byInterval.put(interval, c.getDuration(interval));
+            }
+        }
+        return byInterval;
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,22 @@ class ConfigLoaderTest {
         final EddyConfig c = ConfigLoader.load(Map.of("EDDY_CONFIG", file.toString()), Optional.empty());
 
         assertThat(c.role()).isEqualTo(Role.STREAMS);
+    }
+
+    @Test
+    void insightCacheThresholdsHaveDefaultsAndEnvironmentOverrides() {
+        final InsightsConfig defaults = ConfigLoader.load(Map.of(), Optional.empty()).insights();
+        assertThat(defaults.cache().staleAfter()).containsEntry("minute", Duration.ofMinutes(1)).containsEntry("day", Duration.ofHours(1))
+                .containsEntry("month", Duration.ofHours(8));
+        assertThat(defaults.cache().lazyStaleAfter()).containsEntry("day", Duration.ofHours(2));
+        assertThat(defaults.async().maxRunning()).isEqualTo(16);
+
+        final InsightsConfig c = ConfigLoader.load(Map.of("EDDY_INSIGHTS_CACHE_STALE_AFTER_DAY", "2s",
+                "EDDY_INSIGHTS_ASYNC_STATUS_RETENTION", "1m"), Optional.empty()).insights();
+        assertThat(c.cache().staleAfter()).containsEntry("day", Duration.ofSeconds(2)).containsEntry("hour", Duration.ofMinutes(10));
+        assertThat(c.async().statusRetention()).isEqualTo(Duration.ofMinutes(1));
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_INSIGHTS_CACHE_STALE_AFTER_WEEK", "0s"), Optional.empty()))
+                .hasMessageContaining("insights.cache.stale-after.week");
     }
 
     @Test

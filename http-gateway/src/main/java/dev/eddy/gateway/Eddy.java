@@ -25,6 +25,7 @@ import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
 import dev.eddy.gateway.http.ErrorHandler;
+import dev.eddy.gateway.insights.InsightCalculations;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.gateway.insights.InsightRoutes;
 import dev.eddy.gateway.http.HttpServerVerticle;
@@ -66,6 +67,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.sqlclient.Pool;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -214,10 +216,12 @@ public final class Eddy implements AutoCloseable {
             routes.add(new InsightQueryRoutes(projects, insightQueries)::mount);
             final InsightRepository insights = new InsightRepository(pool.get());
             final DashboardRepository dashboards = new DashboardRepository(pool.get());
+            final InsightCalculations calculations = new InsightCalculations(InsightCalculations.Engine.of(insightQueries),
+                    config.insights(), Clock.systemUTC());
             routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards
                     .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
-                            .orElseGet(() -> dev.eddy.serde.Json.mapper().createObjectNode())))::mount);
-            routes.add(new DashboardRoutes(projects, dashboards)::mount);
+                            .orElseGet(() -> dev.eddy.serde.Json.mapper().createObjectNode())), calculations)::mount);
+            routes.add(new DashboardRoutes(projects, dashboards, calculations)::mount);
             routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
             routes.add(new UserRoutes(users)::mount);
             final FeatureFlagRepository flags = new FeatureFlagRepository(pool.get());
@@ -232,7 +236,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(flagRoutes, new DecideRoutes(tokens, evaluation, geoIp)::mount);
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
-            routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()))::mount);
+            routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()), calculations)::mount);
         }
         return routes;
     }

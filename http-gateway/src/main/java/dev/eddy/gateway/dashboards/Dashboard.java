@@ -30,6 +30,10 @@ public record Dashboard(long id, String name, String description, boolean pinned
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record Tile(long id, String color, JsonNode layouts, Insight insight, JsonNode text, boolean deleted,
                        boolean isCached, String lastRefresh) {
+        /** The tile showing {@code shown} (its insight with the dashboard's filters and computed fields). */
+        public Tile showing(final Insight shown) {
+            return new Tile(id, color, layouts, shown, text, deleted, shown.isCached(), shown.lastRefresh());
+        }
     }
 
     public boolean canEdit() {

@@ -9,12 +9,17 @@ import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.insights.DashboardOverride;
+import dev.eddy.gateway.insights.InsightCalculations;
+import dev.eddy.gateway.insights.RefreshMode;
+import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectScoped;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,20 +28,26 @@ import java.util.Optional;
 /**
  * PostHog's dashboards API: list (list form), create (201; {@code use_dashboard} duplicates), retrieve and update
  * (full form with tiles), soft delete by {@code deleted: true} (with {@code delete_insights}), DELETE refused with
- * 405, and {@code move_tile}.
+ * 405, and {@code move_tile}. Insight tiles show their insight with the dashboard's filters applied and its computed
+ * fields: for the {@code refresh} mode asked on retrieve (PostHog's default {@code force_cache}, the cache only), from
+ * the cache after writes. A tile whose calculation fails shows the failure in its insight's {@code query_status}.
  */
 public final class DashboardRoutes {
     public static final String READ = "dashboard:read";
     public static final String WRITE = "dashboard:write";
+    /** Writes answer what the cache holds for the tiles, as PostHog's default {@code force_cache}. */
+    private static final InsightCalculations.Read CACHED = InsightCalculations.Read.of(RefreshMode.FORCE_CACHE);
     private static final String BASE = "/api/projects/:project_id/dashboards";
     private static final int MAX_NAME = 400;
 
     private final ProjectRepository projects;
     private final DashboardRepository dashboards;
+    private final InsightCalculations calculations;
 
-    public DashboardRoutes(final ProjectRepository projects, final DashboardRepository dashboards) {
+    public DashboardRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final InsightCalculations calculations) {
         this.projects = projects;
         this.dashboards = dashboards;
+        this.calculations = calculations;
     }
 
     public void mount(final Router router) {
@@ -72,12 +83,13 @@ public final class DashboardRoutes {
                 : Optional.of(Template.builtIn(templateName).orElseThrow(() -> ApiError.badRequest("invalid_input",
                         "Unknown dashboard template '" + templateName + "'.", "use_template")));
         projects.require(principal(ctx), projectId)
-                .compose(p -> template.isPresent()
+                .compose(p -> (template.isPresent()
                         ? dashboards.createFromTemplate(projectId, principal(ctx).userId(), template.get())
                                 .compose(d -> fields.isEmpty() ? Future.succeededFuture(d)
                                         : dashboards.update(projectId, principal(ctx).userId(), d.id(), fields, false)
                                                 .map(Optional::get))
                         : dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom))
+                        .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 201, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -87,7 +99,8 @@ public final class DashboardRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final Template template = Template.parse(Body.of(ctx).raw("template"), "template");
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.createFromTemplate(projectId, principal(ctx).userId(), template))
+                .compose(p -> dashboards.createFromTemplate(projectId, principal(ctx).userId(), template)
+                        .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -95,10 +108,13 @@ public final class DashboardRoutes {
     private void retrieve(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
+        final InsightCalculations.Read read = InsightCalculations.Read.of(ctx.queryParams().get("refresh"),
+                ctx.queryParams().get("client_query_id"));
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.find(projectId, principal(ctx).userId(), id))
-                .map(found -> found.filter(d -> !d.deleted()))
-                .compose(ApiError::orNotFound)
+                .compose(p -> dashboards.find(projectId, principal(ctx).userId(), id)
+                        .map(found -> found.filter(d -> !d.deleted()))
+                        .compose(ApiError::orNotFound)
+                        .compose(d -> withResults(p, d, read)))
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -110,8 +126,9 @@ public final class DashboardRoutes {
         final Map<String, DashboardRepository.Value> fields = fields(body);
         final boolean deleteInsights = body.has("delete_insights") && body.bool("delete_insights");
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights))
-                .compose(ApiError::orNotFound)
+                .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights)
+                        .compose(ApiError::orNotFound)
+                        .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
     }
@@ -127,10 +144,30 @@ public final class DashboardRoutes {
         }
         final long to = body.integer("toDashboard", false);
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.moveTile(projectId, principal(ctx).userId(), id, tile.get("id").asLong(), to))
-                .compose(ApiError::orNotFound)
+                .compose(p -> dashboards.moveTile(projectId, principal(ctx).userId(), id, tile.get("id").asLong(), to)
+                        .compose(ApiError::orNotFound)
+                        .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
                 .onFailure(ctx::fail);
+    }
+
+    /**
+     * The dashboard with each insight tile's insight as shown on it: the dashboard's filters applied, with its computed
+     * fields; one tile at a time (a dashboard can hold many).
+     */
+    private Future<Dashboard> withResults(final Project project, final Dashboard dashboard, final InsightCalculations.Read read) {
+        final InsightCalculations.Read onIt = read.onDashboard(dashboard.id()).failingAsStatus();
+        Future<List<Dashboard.Tile>> done = Future.succeededFuture(new ArrayList<>(dashboard.tiles().size()));
+        for (final Dashboard.Tile tile : dashboard.tiles()) {
+            done = done.compose(acc -> (tile.insight() == null ? Future.succeededFuture(tile)
+                    : calculations.withResults(project, DashboardOverride.apply(tile.insight(), dashboard.filters()), onIt)
+                            .map(tile::showing))
+                    .map(shown -> {
+                        acc.add(shown);
+                        return acc;
+                    }));
+        }
+        return done.map(dashboard::withTiles);
     }
 
     /** The writable fields of a create or update body, checked. */

@@ -11,24 +11,31 @@ import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectScoped;
 import dev.eddy.serde.Json;
+import io.vertx.core.Future;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 
 /**
- * PostHog's insights API without computation: list, create, retrieve, update (soft delete with {@code deleted}),
- * DELETE refused with 405, the activity log of one insight and of all, {@code ?format=csv} on list and retrieve.
+ * PostHog's insights API: list, create, retrieve, update (soft delete with {@code deleted}), DELETE refused with 405,
+ * the activity log of one insight and of all, {@code ?format=csv} on list and retrieve. Every insight answered
+ * carries its computed fields for the {@code refresh} mode asked ({@link InsightCalculations}; create and update
+ * answer what the cache holds); {@code from_dashboard} shows it with that dashboard's filters; {@code POST cancel}
+ * stops a running calculation by its {@code client_query_id}.
  */
 public final class InsightRoutes {
     public static final String READ = "insight:read";
@@ -37,32 +44,35 @@ public final class InsightRoutes {
     private static final String BASE = "/api/projects/:project_id/insights";
     private static final int MAX_NAME = 400;
     private static final int LAST_VIEWED = 5;
+    /** Create and update answer what the cache holds for the insight, as PostHog's default {@code force_cache}. */
+    private static final InsightCalculations.Read CACHED = InsightCalculations.Read.of(RefreshMode.FORCE_CACHE);
     private static final List<String> CSV_COLUMNS = List.of("id", "short_id", "name", "derived_name", "description", "saved",
             "favorited", "tags", "dashboards", "created_at", "created_by", "last_modified_at", "last_modified_by", "filters", "query");
 
     private final ProjectRepository projects;
     private final InsightRepository insights;
     private final ActivityLog activity;
-    private final java.util.function.BiFunction<Long, Long, io.vertx.core.Future<JsonNode>> dashboardFilters;
+    private final BiFunction<Long, Long, Future<JsonNode>> dashboardFilters;
+    private final InsightCalculations calculations;
 
     /**
      * @param dashboardFilters the filters of a dashboard of a project ({@code from_dashboard}); empty object when it
      *                         has none or does not exist
      */
     public InsightRoutes(final ProjectRepository projects, final InsightRepository insights, final ActivityLog activity,
-                         final java.util.function.BiFunction<Long, Long, io.vertx.core.Future<JsonNode>> dashboardFilters) {
+                         final BiFunction<Long, Long, Future<JsonNode>> dashboardFilters, final InsightCalculations calculations) {
         this.projects = projects;
         this.insights = insights;
         this.activity = activity;
         this.dashboardFilters = dashboardFilters;
+        this.calculations = calculations;
     }
 
     public void mount(final Router router) {
         router.get(BASE + "/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::allActivity);
         router.get(BASE + "/my_last_viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::myLastViewed);
-        // Eddy answers insight queries synchronously from its stores: there is never a running query to cancel, and
-        // the client's timing report needs no server-side record. Both answer 200 once the project is the caller's.
-        router.post(BASE + "/cancel").handler(PersonalApiKeyAuth.require(READ)).handler(this::acknowledge);
+        router.post(BASE + "/cancel").handler(PersonalApiKeyAuth.require(READ)).handler(this::cancel);
+        // The client's timing report needs no server-side record: 200 once the project is the caller's.
         router.post(BASE + "/timing").handler(PersonalApiKeyAuth.require(READ)).handler(this::acknowledge);
         router.post(BASE + "/:id/viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::viewed);
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
@@ -80,8 +90,11 @@ public final class InsightRoutes {
         final InsightRepository.Filter filter = new InsightRepository.Filter(
                 optionalLong(ctx, "created_by"), ctx.queryParams().get("short_id"),
                 optionalBoolean(ctx, "saved"), optionalBoolean(ctx, "favorited"));
+        // One insight that cannot be calculated shows its failed status; it does not hide the others.
+        final InsightCalculations.Read read = read(ctx).failingAsStatus();
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.list(projectId, filter, page.limit(), page.offset()))
+                .compose(p -> insights.list(projectId, filter, page.limit(), page.offset())
+                        .compose(result -> withResults(p, result.insights(), read).map(list -> new InsightRepository.Page(result.total(), list))))
                 .onSuccess(result -> {
                     if (csv(ctx)) {
                         writeCsv(ctx, result.insights());
@@ -96,7 +109,8 @@ public final class InsightRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final InsightRepository.Write write = write(Body.of(ctx));
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.create(projectId, principal(ctx).userId(), write))
+                .compose(p -> insights.create(projectId, principal(ctx).userId(), write)
+                        .compose(insight -> calculations.withResults(p, insight, CACHED)))
                 .onSuccess(insight -> Responses.json(ctx, 201, insight))
                 .onFailure(ctx::fail);
     }
@@ -105,13 +119,15 @@ public final class InsightRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
         final Long fromDashboard = optionalLong(ctx, "from_dashboard");
+        final InsightCalculations.Read read = fromDashboard == null ? read(ctx) : read(ctx).onDashboard(fromDashboard);
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.find(projectId, id))
-                // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
-                .map(found -> found.filter(i -> !i.deleted()))
-                .compose(ApiError::orNotFound)
-                .compose(insight -> fromDashboard == null ? io.vertx.core.Future.succeededFuture(insight)
-                        : dashboardFilters.apply(projectId, fromDashboard).map(filters -> DashboardOverride.apply(insight, filters)))
+                .compose(p -> insights.find(projectId, id)
+                        // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
+                        .map(found -> found.filter(i -> !i.deleted()))
+                        .compose(ApiError::orNotFound)
+                        .compose(insight -> fromDashboard == null ? Future.succeededFuture(insight)
+                                : dashboardFilters.apply(projectId, fromDashboard).map(filters -> DashboardOverride.apply(insight, filters)))
+                        .compose(insight -> calculations.withResults(p, insight, read)))
                 .onSuccess(insight -> {
                     if (csv(ctx)) {
                         writeCsv(ctx, List.of(insight));
@@ -127,8 +143,9 @@ public final class InsightRoutes {
         final long id = Params.pathId(ctx, "id");
         final InsightRepository.Write write = write(Body.of(ctx));
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write))
-                .compose(ApiError::orNotFound)
+                .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write)
+                        .compose(ApiError::orNotFound)
+                        .compose(insight -> calculations.withResults(p, insight, CACHED)))
                 .onSuccess(insight -> Responses.json(ctx, 200, insight))
                 .onFailure(ctx::fail);
     }
@@ -142,6 +159,42 @@ public final class InsightRoutes {
                 .compose(i -> insights.viewed(projectId, id, principal(ctx).userId()))
                 .onSuccess(v -> ctx.response().setStatusCode(200).end())
                 .onFailure(ctx::fail);
+    }
+
+    /**
+     * {@code {"client_query_id": id}}: cancels that calculation if it is running (PostHog kills the query whatever
+     * its state, and so answers the same whether or not anything was running).
+     */
+    private void cancel(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Body body = Body.of(ctx);
+        final JsonNode id = body.raw("client_query_id");
+        if (id == null || id.isNull() || id.isContainerNode() || id.asText().isBlank()) {
+            throw ApiError.badRequest("invalid_input", "Field is required.", "client_query_id");
+        }
+        projects.require(principal(ctx), projectId)
+                .onSuccess(p -> {
+                    calculations.cancel(projectId, id.asText());
+                    ctx.response().setStatusCode(200).end();
+                })
+                .onFailure(ctx::fail);
+    }
+
+    /** The insights with their computed fields, one calculation at a time (a page can ask for many). */
+    private Future<List<Insight>> withResults(final Project project, final List<Insight> list, final InsightCalculations.Read read) {
+        Future<List<Insight>> done = Future.succeededFuture(new ArrayList<>(list.size()));
+        for (final Insight insight : list) {
+            done = done.compose(acc -> calculations.withResults(project, insight, read).map(i -> {
+                acc.add(i);
+                return acc;
+            }));
+        }
+        return done;
+    }
+
+    /** The {@code refresh} mode and {@code client_query_id} of a read. */
+    private static InsightCalculations.Read read(final RoutingContext ctx) {
+        return InsightCalculations.Read.of(ctx.queryParams().get("refresh"), ctx.queryParams().get("client_query_id"));
     }
 
     private void acknowledge(final RoutingContext ctx) {

@@ -8,6 +8,8 @@ import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.insights.DashboardOverride;
+import dev.eddy.gateway.insights.InsightCalculations;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.gateway.projects.ProjectRepository;
 import io.vertx.core.Future;
@@ -18,7 +20,8 @@ import java.util.Map;
 /**
  * Sharing of dashboards and insights: {@code GET/PATCH .../sharing/} (the configuration, created disabled on first
  * read; PATCH {@code enabled}), {@code POST .../sharing/refresh/} (a new access token), and the public
- * {@code GET /shared/:access_token} (the shared dashboard or insight, read-only, only while enabled).
+ * {@code GET /shared/:access_token} (the shared dashboard or insight, read-only, only while enabled). A public viewer
+ * sees the results the cache holds (a dashboard's tiles with its filters applied) and never starts a calculation.
  */
 public final class SharingRoutes {
     public static final String READ = "sharing_configuration:read";
@@ -32,13 +35,15 @@ public final class SharingRoutes {
     private final DashboardRepository dashboards;
     private final InsightRepository insights;
     private final SharingRepository sharing;
+    private final InsightCalculations calculations;
 
     public SharingRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final InsightRepository insights,
-                         final SharingRepository sharing) {
+                         final SharingRepository sharing, final InsightCalculations calculations) {
         this.projects = projects;
         this.dashboards = dashboards;
         this.insights = insights;
         this.sharing = sharing;
+        this.calculations = calculations;
     }
 
     public void mount(final Router router) {
@@ -98,12 +103,17 @@ public final class SharingRoutes {
             if (s.dashboardId() != null) {
                 return dashboards.find(s.projectId(), ANONYMOUS, s.dashboardId())
                         .map(found -> found.filter(d -> !d.deleted())).compose(ApiError::orNotFound)
-                        .map(d -> Map.<String, Object>of("dashboard", publicForm(d)));
+                        .map(d -> Map.<String, Object>of("dashboard", publicForm(withCachedResults(s.projectId(), d))));
             }
             return insights.find(s.projectId(), s.insightId())
                     .map(found -> found.filter(i -> !i.deleted())).compose(ApiError::orNotFound)
-                    .map(i -> Map.<String, Object>of("insight", i));
+                    .map(i -> Map.<String, Object>of("insight", calculations.cachedOnly(s.projectId(), i)));
         }).onSuccess(body -> Responses.json(ctx, 200, body)).onFailure(ctx::fail);
+    }
+
+    private Dashboard withCachedResults(final long projectId, final Dashboard d) {
+        return d.withTiles(d.tiles().stream().map(t -> t.insight() == null ? t
+                : t.showing(calculations.cachedOnly(projectId, DashboardOverride.apply(t.insight(), d.filters())))).toList());
     }
 
     /** What a public viewer sees of a dashboard: its full form without who made it. */

@@ -1,0 +1,162 @@
+package dev.eddy.gateway.insights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * PostHog's HogQL insight queries ({@code TrendsQuery}, {@code FunnelsQuery}) in the legacy filter format Eddy's
+ * trend and funnel engine reads: the common fields of PostHog's query schema, each mapped to its legacy name. A
+ * field Eddy would otherwise ignore (and so answer something else than asked) is refused with a message naming it.
+ */
+public final class QueryTranslation {
+    /** Series fields that keep their name in the legacy format. */
+    private static final List<String> SERIES_FIELDS = List.of("custom_name", "name", "math", "math_property", "math_group_type_index",
+            "properties");
+    /** breakdownFilter fields that keep their name. */
+    private static final List<String> BREAKDOWN_FIELDS = List.of("breakdown", "breakdown_type", "breakdown_limit",
+            "breakdown_group_type_index", "breakdown_hide_other_aggregation", "breakdown_normalize_url", "breakdown_histogram_bin_count");
+    /** funnelsFilter fields and their legacy names. */
+    private static final Map<String, String> FUNNEL_FIELDS = Map.of("funnelOrderType", "funnel_order_type",
+            "funnelVizType", "funnel_viz_type", "funnelWindowInterval", "funnel_window_interval",
+            "funnelWindowIntervalUnit", "funnel_window_interval_unit", "breakdownAttributionType", "breakdown_attribution_type",
+            "breakdownAttributionValue", "breakdown_attribution_value", "funnelFromStep", "funnel_from_step",
+            "funnelToStep", "funnel_to_step", "binCount", "bin_count");
+
+    /** The engine's own words for legacy actions. */
+    private static final String ACTIONS = "actions are not supported by Eddy yet; use events";
+
+    private QueryTranslation() {
+    }
+
+    /** Whether {@code source} (an insight's query, unwrapped) is a trend; false for a funnel. */
+    public static boolean isTrend(final JsonNode source) {
+        return "TrendsQuery".equals(source.path("kind").asText());
+    }
+
+    /**
+     * A {@code TrendsQuery} or {@code FunnelsQuery} as a legacy filter ({@code insight} TRENDS or FUNNELS).
+     *
+     * @throws IllegalArgumentException naming the part Eddy cannot answer
+     */
+    public static ObjectNode toFilter(final JsonNode source) {
+        final String kind = source.path("kind").asText();
+        final boolean trend = "TrendsQuery".equals(kind);
+        if (!trend && !"FunnelsQuery".equals(kind)) {
+            throw new IllegalArgumentException(kind + " is not a trends or funnels query");
+        }
+        final ObjectNode filter = Json.mapper().createObjectNode();
+        filter.put("insight", trend ? "TRENDS" : "FUNNELS");
+        filter.set("events", series(source.path("series"), trend));
+        final JsonNode range = source.path("dateRange");
+        copy(range, "date_from", filter, "date_from");
+        copy(range, "date_to", filter, "date_to");
+        copy(source, "interval", filter, "interval");
+        copy(source, "properties", filter, "properties");
+        copy(source, "filterTestAccounts", filter, "filter_test_accounts");
+        breakdown(source.path("breakdownFilter"), filter);
+        if (trend) {
+            trendsFilter(source, filter);
+        } else {
+            funnelsFilter(source.path("funnelsFilter"), filter);
+            copy(source, "aggregation_group_type_index", filter, "aggregation_group_type_index");
+        }
+        if (trend && source.hasNonNull("aggregation_group_type_index")) {
+            throw new IllegalArgumentException("aggregation_group_type_index is not supported in trends by Eddy yet; "
+                    + "use math unique_group on the series");
+        }
+        return filter;
+    }
+
+    private static ArrayNode series(final JsonNode series, final boolean trend) {
+        if (!series.isArray()) {
+            throw new IllegalArgumentException("series must be a list");
+        }
+        final ArrayNode events = Json.mapper().createArrayNode();
+        for (int i = 0; i < series.size(); i++) {
+            final JsonNode node = series.get(i);
+            final String kind = node.path("kind").asText();
+            final ObjectNode entity = events.addObject();
+            switch (kind) {
+                case "EventsNode" -> {
+                    entity.set("id", node.path("event").isMissingNode() ? Json.mapper().nullNode() : node.get("event"));
+                    entity.put("type", "events");
+                }
+                case "ActionsNode" -> throw new IllegalArgumentException(ACTIONS);
+                default -> throw new IllegalArgumentException("series of kind " + kind + " are not supported by Eddy yet; use EventsNode");
+            }
+            entity.put("order", i);
+            for (final String field : SERIES_FIELDS) {
+                copy(node, field, entity, field);
+            }
+            if (trend && node.hasNonNull("math_hogql")) {
+                throw new IllegalArgumentException("math_hogql is not supported by Eddy yet");
+            }
+        }
+        return events;
+    }
+
+    private static void breakdown(final JsonNode breakdownFilter, final ObjectNode filter) {
+        for (final String field : BREAKDOWN_FIELDS) {
+            copy(breakdownFilter, field, filter, field);
+        }
+        final JsonNode breakdowns = breakdownFilter.path("breakdowns");
+        if (breakdowns.isArray() && !breakdowns.isEmpty()) {
+            if (breakdowns.size() > 1 || breakdownFilter.hasNonNull("breakdown")) {
+                throw new IllegalArgumentException("breakdowns on several properties are not supported by Eddy yet");
+            }
+            final JsonNode only = breakdowns.get(0);
+            copy(only, "property", filter, "breakdown");
+            copy(only, "type", filter, "breakdown_type");
+            copy(only, "group_type_index", filter, "breakdown_group_type_index");
+            copy(only, "normalize_url", filter, "breakdown_normalize_url");
+            copy(only, "histogram_bin_count", filter, "breakdown_histogram_bin_count");
+        }
+    }
+
+    private static void trendsFilter(final JsonNode source, final ObjectNode filter) {
+        final JsonNode trends = source.path("trendsFilter");
+        copy(trends, "display", filter, "display");
+        copy(trends, "formula", filter, "formula");
+        final JsonNode formulas = trends.path("formulaNodes").isArray() ? trends.get("formulaNodes") : trends.path("formulas");
+        if (formulas.isArray() && !formulas.isEmpty()) {
+            if (formulas.size() > 1) {
+                throw new IllegalArgumentException("several formulas are not supported by Eddy yet");
+            }
+            final JsonNode formula = formulas.get(0);
+            filter.set("formula", formula.isTextual() ? formula : formula.path("formula"));
+        }
+        final JsonNode compare = source.path("compareFilter");
+        copy(compare, "compare", filter, "compare");
+        copy(compare, "compare_to", filter, "compare_to");
+    }
+
+    private static void funnelsFilter(final JsonNode funnels, final ObjectNode filter) {
+        FUNNEL_FIELDS.forEach((from, to) -> copy(funnels, from, filter, to));
+        final JsonNode exclusions = funnels.path("exclusions");
+        if (exclusions.isArray() && !exclusions.isEmpty()) {
+            final ArrayNode legacy = filter.putArray("exclusions");
+            for (final JsonNode exclusion : exclusions) {
+                final ObjectNode entity = legacy.addObject();
+                if ("ActionsNode".equals(exclusion.path("kind").asText())) {
+                    throw new IllegalArgumentException(ACTIONS);
+                }
+                entity.set("id", exclusion.path("event").isMissingNode() ? Json.mapper().nullNode() : exclusion.get("event"));
+                entity.put("type", "events");
+                copy(exclusion, "funnelFromStep", entity, "funnel_from_step");
+                copy(exclusion, "funnelToStep", entity, "funnel_to_step");
+                copy(exclusion, "properties", entity, "properties");
+            }
+        }
+    }
+
+    private static void copy(final JsonNode from, final String field, final ObjectNode to, final String as) {
+        final JsonNode value = from.path(field);
+        if (!value.isMissingNode() && !value.isNull()) {
+            to.set(as, value.deepCopy());
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.eddy.gateway.insights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.serde.Json;
+import org.junit.jupiter.api.Test;
+
+/** What a saved insight's filters or query mean to Eddy's engine: PostHog's query schema in legacy filter names. */
+class QueryTranslationTest {
+
+    @Test
+    void aTrendsQueryBecomesTheLegacyTrendFilter() {
+        final InsightCalculation c = InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"TrendsQuery\","
+                + "\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\",\"name\":\"$pageview\",\"custom_name\":\"Views\","
+                + "\"math\":\"dau\",\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\",\"type\":\"event\"}]},"
+                + "{\"kind\":\"EventsNode\",\"event\":null,\"math\":\"sum\",\"math_property\":\"price\"}],"
+                + "\"dateRange\":{\"date_from\":\"-14d\",\"date_to\":\"-1d\",\"explicitDate\":false},\"interval\":\"week\","
+                + "\"properties\":{\"type\":\"AND\",\"values\":[{\"type\":\"AND\",\"values\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}]},"
+                + "\"filterTestAccounts\":true,\"breakdownFilter\":{\"breakdown\":\"$os\",\"breakdown_type\":\"event\",\"breakdown_limit\":5},"
+                + "\"trendsFilter\":{\"display\":\"ActionsTable\",\"formula\":\"A/B\",\"showLegend\":true},"
+                + "\"compareFilter\":{\"compare\":true,\"compare_to\":\"-1w\"},\"samplingFactor\":null}}"));
+
+        assertThat(c.kind()).isEqualTo(InsightCalculation.Kind.TREND);
+        assertThat(c.filter()).isEqualTo(json("{\"insight\":\"TRENDS\",\"events\":["
+                + "{\"id\":\"$pageview\",\"type\":\"events\",\"order\":0,\"custom_name\":\"Views\",\"name\":\"$pageview\",\"math\":\"dau\","
+                + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\",\"type\":\"event\"}]},"
+                + "{\"id\":null,\"type\":\"events\",\"order\":1,\"math\":\"sum\",\"math_property\":\"price\"}],"
+                + "\"date_from\":\"-14d\",\"date_to\":\"-1d\",\"interval\":\"week\","
+                + "\"properties\":{\"type\":\"AND\",\"values\":[{\"type\":\"AND\",\"values\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}]},"
+                + "\"filter_test_accounts\":true,\"breakdown\":\"$os\",\"breakdown_type\":\"event\",\"breakdown_limit\":5,"
+                + "\"display\":\"ActionsTable\",\"formula\":\"A/B\",\"compare\":true,\"compare_to\":\"-1w\"}"));
+        assertThat(c.interval()).isEqualTo("week");
+    }
+
+    @Test
+    void aFunnelsQueryBecomesTheLegacyFunnelFilter() {
+        final InsightCalculation c = InsightCalculation.of(json("{\"insight\":\"TRENDS\",\"events\":[{\"id\":\"ignored\"}]}"),
+                json("{\"kind\":\"FunnelsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"signed up\"},"
+                        + "{\"kind\":\"EventsNode\",\"event\":\"paid\",\"custom_name\":\"Paid\"}],\"dateRange\":{\"date_from\":\"2021-05-01\"},"
+                        + "\"funnelsFilter\":{\"funnelOrderType\":\"strict\",\"funnelVizType\":\"steps\",\"funnelWindowInterval\":90,"
+                        + "\"funnelWindowIntervalUnit\":\"minute\",\"breakdownAttributionType\":\"first_touch\","
+                        + "\"exclusions\":[{\"kind\":\"EventsNode\",\"event\":\"x\",\"funnelFromStep\":0,\"funnelToStep\":1}],"
+                        + "\"layout\":\"vertical\"}}"));
+
+        assertThat(c.kind()).as("the query wins over the filters").isEqualTo(InsightCalculation.Kind.FUNNEL);
+        assertThat(c.filter()).isEqualTo(json("{\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"signed up\",\"type\":\"events\",\"order\":0},"
+                + "{\"id\":\"paid\",\"type\":\"events\",\"order\":1,\"custom_name\":\"Paid\"}],\"date_from\":\"2021-05-01\","
+                + "\"funnel_order_type\":\"strict\",\"funnel_viz_type\":\"steps\",\"funnel_window_interval\":90,"
+                + "\"funnel_window_interval_unit\":\"minute\",\"breakdown_attribution_type\":\"first_touch\","
+                + "\"exclusions\":[{\"id\":\"x\",\"type\":\"events\",\"funnel_from_step\":0,\"funnel_to_step\":1}]}"));
+    }
+
+    @Test
+    void legacyFiltersAreUsedAsTheyAreAndATrendByDefault() {
+        assertThat(InsightCalculation.of(json("{\"events\":[{\"id\":\"a\"}]}"), null).kind()).isEqualTo(InsightCalculation.Kind.TREND);
+        assertThat(InsightCalculation.of(json("{\"insight\":\"funnels\",\"events\":[]}"), json("{}")).kind())
+                .isEqualTo(InsightCalculation.Kind.FUNNEL);
+        assertThat(InsightCalculation.of(json("{}"), null).kind()).as("nothing defined yet").isEqualTo(InsightCalculation.Kind.NOTHING);
+        assertThat(InsightCalculation.of(null, null).kind()).isEqualTo(InsightCalculation.Kind.NOTHING);
+    }
+
+    @Test
+    void otherInsightKindsAreUnsupportedWithAReason() {
+        assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\"}"), null).problem())
+                .isEqualTo("Retention insights are not supported by Eddy yet.");
+        assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"LifecycleQuery\"}}")).problem())
+                .isEqualTo("Lifecycle insights are not supported by Eddy yet.");
+        final InsightCalculation sql = InsightCalculation.of(null, json("{\"kind\":\"DataVisualizationNode\","
+                + "\"source\":{\"kind\":\"HogQLQuery\",\"query\":\"select 1\"}}"));
+        assertThat(sql.kind()).isEqualTo(InsightCalculation.Kind.UNSUPPORTED);
+        assertThat(sql.problem()).isEqualTo("SQL (HogQL) insights are not supported by Eddy yet.");
+        assertThat(InsightCalculation.of(json("{\"insight\":\"BOGUS\"}"), null).problem()).isEqualTo("Unknown insight type 'BOGUS'.");
+    }
+
+    @Test
+    void whatTheEngineWouldIgnoreIsRefusedByName() {
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"ActionsNode\",\"id\":3}]}"))
+                .isEqualTo("actions are not supported by Eddy yet; use events");
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"aggregation_group_type_index\":0}"))
+                .startsWith("aggregation_group_type_index is not supported in trends");
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"trendsFilter\":{\"formulaNodes\":[{\"formula\":\"A\"},{\"formula\":\"B\"}]}}"))
+                .isEqualTo("several formulas are not supported by Eddy yet");
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"breakdownFilter\":{\"breakdowns\":[{\"property\":\"a\"},{\"property\":\"b\"}]}}"))
+                .isEqualTo("breakdowns on several properties are not supported by Eddy yet");
+        assertThat(problem("{\"kind\":\"FunnelsQuery\",\"series\":\"x\"}")).isEqualTo("series must be a list");
+    }
+
+    @Test
+    void oneFormulaNodeAndOneBreakdownOfTheNewSchemaAreTheLegacyOnes() {
+        final JsonNode filter = InsightCalculation.of(null, json("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"a\"}],"
+                + "\"trendsFilter\":{\"formulaNodes\":[{\"formula\":\"A*2\",\"custom_name\":\"double\"}]},"
+                + "\"breakdownFilter\":{\"breakdowns\":[{\"property\":\"plan\",\"type\":\"person\"}]}}")).filter();
+        assertThat(filter.get("formula").asText()).isEqualTo("A*2");
+        assertThat(filter.get("breakdown").asText()).isEqualTo("plan");
+        assertThat(filter.get("breakdown_type").asText()).isEqualTo("person");
+    }
+
+    private static String problem(final String query) {
+        final InsightCalculation c = InsightCalculation.of(null, json(query));
+        assertThat(c.kind()).isEqualTo(InsightCalculation.Kind.INVALID);
+        return c.problem();
+    }
+
+    static JsonNode json(final String text) {
+        try {
+            return Json.mapper().readTree(text);
+        } catch (final java.io.IOException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+}
