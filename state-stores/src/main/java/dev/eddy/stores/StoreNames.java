@@ -9,6 +9,8 @@ public final class StoreNames {
     public static final String TREND_ROLLUPS = "trend-rollups";
     /** Each person's events in time order ({@code TimelineKeys} → {@code TimelineEvent}). */
     public static final String EVENT_TIMELINES = "event-timelines";
+    /** Per (project, event, UTC day, person) active that day, the hours it was ({@code UniqueMarkers}). */
+    public static final String UNIQUE_MARKERS = "unique-markers";
     /** Timeline keys by the day Eddy received the event ({@code [epoch day: 8][timeline key]}), for retention. */
     public static final String TIMELINE_EXPIRY = "timeline-expiry";
     /** {@code project:person} of a merged-away person → the person its timeline moved to. */

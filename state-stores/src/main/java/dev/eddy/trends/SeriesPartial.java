@@ -3,6 +3,7 @@ package dev.eddy.trends;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
@@ -23,6 +24,7 @@ public final class SeriesPartial {
     private final DateRange range;
     private final List<ZonedDateTime> buckets;
     private final Map<String, Cell[]> cells = new HashMap<>();
+    private final Map<Long, Integer> hourBuckets = new HashMap<>();
 
     /** One bucket's aggregate: whatever {@link #math} needs of it. */
     static final class Cell {
@@ -114,18 +116,40 @@ public final class SeriesPartial {
     }
 
     /**
-     * Adds {@code count} events at {@code time} without a breakdown: total counts taken from the hourly rollups.
+     * Adds {@code count} events in the hour {@code epochHour} (UTC) without a breakdown: counts from the hourly
+     * rollups, for ranges whose bucket boundaries fall on hours.
      *
      * @throws IllegalStateException unless the math counts events
      */
-    public void addCount(final java.time.Instant time, final long count) {
+    public void addCount(final long epochHour, final long count) {
         if (math != TrendMath.TOTAL) {
             throw new IllegalStateException("only event totals are counted without their events");
         }
-        final int bucket = range.bucketOf(time);
+        final int bucket = bucketOfHour(epochHour);
         if (bucket >= 0) {
             cells.computeIfAbsent("", k -> newCells())[bucket].events += count;
         }
+    }
+
+    /**
+     * Adds an actor active in the hour {@code epochHour} (UTC), without a breakdown: distinct actors from the
+     * unique-person markers, for ranges whose bucket boundaries fall on hours.
+     */
+    public void addActive(final long epochHour, final String actor) {
+        final Instant start = Instant.ofEpochSecond(epochHour * 3600);
+        if (math == TrendMath.WEEKLY_ACTIVE || math == TrendMath.MONTHLY_ACTIVE) {
+            addActive(TrendEvent.of(start, actor));
+            return;
+        }
+        final int bucket = bucketOfHour(epochHour);
+        if (bucket >= 0) {
+            addTo(TrendEvent.of(start, actor), bucket);
+        }
+    }
+
+    /** The bucket of an hour, worked out once per hour: rollups feed every hour of every partition. */
+    private int bucketOfHour(final long epochHour) {
+        return hourBuckets.computeIfAbsent(epochHour, h -> range.bucketOf(Instant.ofEpochSecond(h * 3600)));
     }
 
     private void addTo(final TrendEvent event, final int bucket) {

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -222,16 +223,18 @@ public final class TrendQuery {
     }
 
     /**
-     * Whether the hourly event counts answer this query exactly, without reading events: every series counts events
-     * ({@code total}) with no filter, nothing is broken down, and every bucket boundary of every period falls on a
-     * UTC hour (so each hour's count belongs to one bucket: any time zone with a whole-hour offset).
+     * Whether the rollups answer this query exactly, without reading events: every series counts events
+     * ({@code total}, from the hourly counts) or distinct persons ({@code dau}, {@code weekly_active},
+     * {@code monthly_active}, from the unique-person markers) with no filter, nothing is broken down, and every
+     * bucket boundary of every period falls on a UTC hour (so each hour belongs to one bucket: any time zone with a
+     * whole-hour offset).
      */
-    public boolean answerableFromHourlyCounts() {
+    public boolean answerableFromRollups() {
         if (breakdown.isPresent() || !global.matchesEverything()) {
             return false;
         }
         for (final Series s : series) {
-            if (s.math() != TrendMath.TOTAL || !s.properties().matchesEverything()) {
+            if (!ROLLED_UP.contains(s.math()) || !s.properties().matchesEverything() || s.mathGroupTypeIndex().isPresent()) {
                 return false;
             }
         }
@@ -248,43 +251,93 @@ public final class TrendQuery {
         return true;
     }
 
+    private static final Set<TrendMath> ROLLED_UP = Set.of(TrendMath.TOTAL, TrendMath.DAU, TrendMath.WEEKLY_ACTIVE, TrendMath.MONTHLY_ACTIVE);
+
     private static boolean onHour(final Instant time) {
         return time.getEpochSecond() % 3600 == 0 && time.getNano() == 0;
     }
 
     /**
-     * Adds one partition's hourly counts of the project into {@code partial}, if they answer this query exactly
-     * ({@link #answerableFromHourlyCounts}); false, adding nothing, if the events must be read instead.
+     * Adds one partition's rollups of the project into {@code partial}, if they answer this query exactly
+     * ({@link #answerableFromRollups}); false, adding nothing, if the events must be read instead.
+     *
+     * @param hourly  the partition's hourly counts
+     * @param markers the partition's unique-person markers ({@link UniqueMarkers})
      */
-    public boolean countInto(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId) {
-        if (!answerableFromHourlyCounts()) {
+    public boolean countInto(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+        if (!answerableFromRollups()) {
             return false;
         }
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        for (final DateRange r : ranges) {
-            first = Math.min(first, HourlyEventKey.hourOf(r.from().toInstant()));
-            last = Math.max(last, HourlyEventKey.hourOf(r.to().toInstant()));
+        for (final long[] window : windows) {
+            first = Math.min(first, window[0]);
+            last = Math.max(last, window[1]);
         }
-        // The upper bound is the first key of the hour after the last one, itself excluded below.
-        try (KeyValueIterator<HourlyEventKey, Long> it = hourly.range(HourlyEventKey.firstOf(projectId, first),
-                HourlyEventKey.firstOf(projectId, last + 1))) {
-            while (it.hasNext()) {
-                final KeyValue<HourlyEventKey, Long> cell = it.next();
-                if (cell.key.projectId() == projectId && cell.key.hour() <= last) {
-                    addHourly(partial, cell.key.event(), cell.key.hourStart(), cell.value);
-                }
-            }
+        final Instant from = TimelineEvent.instant(first);
+        final Instant to = TimelineEvent.instant(last);
+        if (series.stream().anyMatch(s -> s.math() == TrendMath.TOTAL)) {
+            countEvents(partial, hourly, projectId, HourlyEventKey.hourOf(from), HourlyEventKey.hourOf(to));
+        }
+        final Set<String> distinct = new java.util.TreeSet<>();
+        series.stream().filter(s -> s.math() != TrendMath.TOTAL).forEach(s -> distinct.add(s.event().orElse(UniqueMarkers.ALL_EVENTS)));
+        for (final String event : distinct) {
+            countPersons(partial, markers, projectId, event, UniqueMarkers.dayOf(from), UniqueMarkers.dayOf(to));
         }
         return true;
     }
 
-    /** Adds one hourly count of {@code event} to every series that counts it, in every period. */
-    void addHourly(final Partial partial, final String event, final Instant hourStart, final long count) {
+    private void countEvents(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId,
+                             final long firstHour, final long lastHour) {
+        // The upper bound is the first key of the hour after the last one, itself excluded below.
+        try (KeyValueIterator<HourlyEventKey, Long> it = hourly.range(HourlyEventKey.firstOf(projectId, firstHour),
+                HourlyEventKey.firstOf(projectId, lastHour + 1))) {
+            while (it.hasNext()) {
+                final KeyValue<HourlyEventKey, Long> cell = it.next();
+                if (cell.key.projectId() == projectId && cell.key.hour() <= lastHour) {
+                    addHourly(partial, cell.key.event(), cell.key.hour(), cell.value);
+                }
+            }
+        }
+    }
+
+    /** Feeds each marked person-hour of {@code event} as one event of that person at the hour's start. */
+    private void countPersons(final Partial partial, final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId,
+                              final String event, final long firstDay, final long lastDay) {
+        try (KeyValueIterator<Bytes, byte[]> it = markers.range(UniqueMarkers.dayStart(projectId, event, firstDay),
+                UniqueMarkers.dayEnd(projectId, event, lastDay))) {
+            while (it.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = it.next();
+                final UniqueMarkers.Marker marker = UniqueMarkers.marker(entry.key);
+                final String person = marker.person().toString();
+                int hours = UniqueMarkers.hours(entry.value);
+                while (hours != 0) {
+                    final int h = Integer.numberOfTrailingZeros(hours);
+                    hours &= hours - 1;
+                    addPersonHour(partial, event, person, marker.day() * 24 + h);
+                }
+            }
+        }
+    }
+
+    /** Adds one person active in the hour {@code epochHour} to every distinct-person series of {@code event}. */
+    void addPersonHour(final Partial partial, final String event, final String person, final long epochHour) {
         for (int r = 0; r < ranges.size(); r++) {
             for (final Series s : series) {
-                if (s.event().isEmpty() || s.event().get().equals(event)) {
-                    partial.series.get(r * series.size() + s.order()).addCount(hourStart, count);
+                if (s.math() != TrendMath.TOTAL && s.event().orElse(UniqueMarkers.ALL_EVENTS).equals(event)) {
+                    partial.series.get(r * series.size() + s.order()).addActive(epochHour, person);
+                }
+            }
+        }
+    }
+
+    /** Adds one hourly count of {@code event} to every series that counts it, in every period. */
+    void addHourly(final Partial partial, final String event, final long epochHour, final long count) {
+        for (int r = 0; r < ranges.size(); r++) {
+            for (final Series s : series) {
+                if (s.math() == TrendMath.TOTAL && (s.event().isEmpty() || s.event().get().equals(event))) {
+                    partial.series.get(r * series.size() + s.order()).addCount(epochHour, count);
                 }
             }
         }

@@ -133,10 +133,10 @@ class TrendQueryTest {
             final String json = "{\"events\":[{\"id\":\"$pageview\"},{\"id\":null}],\"date_from\":\"2020-01-09\","
                     + "\"date_to\":\"2020-01-19\",\"display\":\"" + display + "\",\"compare\":true}";
             final TrendQuery trend = TrendQuery.parse(read(json), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
-            assertThat(trend.answerableFromHourlyCounts()).isTrue();
+            assertThat(trend.answerableFromRollups()).isTrue();
             final TrendQuery.Partial counted = trend.partial();
             for (final String[] ev : EVENTS) {
-                trend.addHourly(counted, ev[1], Instant.parse("2020-01-" + ev[2] + "T12:00:00Z"), 1);
+                trend.addHourly(counted, ev[1], Instant.parse("2020-01-" + ev[2] + "T12:00:00Z").getEpochSecond() / 3600, 1);
             }
             assertThat(trend.result(counted).toString()).as(display).isEqualTo(run(json).toString());
         }
@@ -147,7 +147,10 @@ class TrendQueryTest {
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + "}", "America/New_York")).isTrue();
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"interval\":\"week\"}", "Europe/Berlin")).isTrue();
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + "}", "Asia/Kolkata")).as("a half-hour offset").isFalse();
-        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"math\":\"dau\"}]," + base + "}", "UTC")).isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"math\":\"dau\"}]," + base + "}", "UTC")).isTrue();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"math\":\"sum\",\"math_property\":\"x\"}]," + base + "}", "UTC")).isFalse();
+        assertThat(answerable("{\"events\":[{\"id\":\"a\",\"math\":\"unique_group\",\"math_group_type_index\":0}]," + base + "}", "UTC"))
+                .isFalse();
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"breakdown\":\"$browser\"}", "UTC")).isFalse();
         assertThat(answerable("{\"events\":[{\"id\":\"a\",\"properties\":[{\"key\":\"x\",\"value\":1}]}]," + base + "}", "UTC")).isFalse();
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"properties\":{\"type\":\"AND\",\"values\":[]}}", "UTC"))
@@ -155,10 +158,38 @@ class TrendQueryTest {
         assertThat(answerable("{\"events\":[{\"id\":\"a\"}]," + base + ",\"filter_test_accounts\":true}", "UTC")).isFalse();
     }
 
+    /** Distinct-person math from the markers' person-hours equals it from the events, weekly and monthly actives too. */
+    @Test
+    void uniquePersonMarkersAnswerActiveUserTrends() {
+        for (final String json : List.of(
+                "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"},{\"id\":null,\"math\":\"dau\"},{\"id\":\"$pageview\"}],"
+                        + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\",\"compare\":true}",
+                "{\"events\":[{\"id\":\"$pageview\",\"math\":\"weekly_active\"},{\"id\":\"$pageleave\",\"math\":\"monthly_active\"}],"
+                        + "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"}",
+                "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"date_from\":\"2020-01-01\",\"date_to\":\"2020-01-31\","
+                        + "\"interval\":\"week\",\"display\":\"ActionsLineGraphCumulative\"}",
+                "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"date_from\":\"2020-01-01\",\"date_to\":\"2020-01-31\","
+                        + "\"display\":\"BoldNumber\"}")) {
+            final TrendQuery trend = TrendQuery.parse(read(json), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
+            assertThat(trend.answerableFromRollups()).as(json).isTrue();
+            final TrendQuery.Partial counted = trend.partial();
+            for (final String[] ev : EVENTS) {
+                final long hour = Instant.parse("2020-01-" + ev[2] + "T12:00:00Z").getEpochSecond() / 3600;
+                trend.addHourly(counted, ev[1], hour, 1);
+                trend.addPersonHour(counted, ev[1], ev[0], hour);
+                trend.addPersonHour(counted, UniqueMarkers.ALL_EVENTS, ev[0], hour);
+            }
+            assertThat(trend.result(counted).toString()).as(json).isEqualTo(run(json).toString());
+        }
+        // PostHog's fixture: daily actives of $pageview, and weekly actives.
+        assertThat(ints(run("{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"date_from\":\"2020-01-09\","
+                + "\"date_to\":\"2020-01-19\"}").get(0).get("data"))).containsExactly(1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1);
+    }
+
     private static boolean answerable(final String json, final String zone) {
         final JsonNode testAccounts = read("[{\"key\":\"email\",\"value\":\"@corp.test\",\"operator\":\"not_icontains\",\"type\":\"person\"}]");
         return TrendQuery.parse(read(json), java.time.ZoneId.of(zone), DayOfWeek.SUNDAY, testAccounts, NOW, Optional::empty)
-                .answerableFromHourlyCounts();
+                .answerableFromRollups();
     }
 
     /** Uuid actors, property values and breakdown rows survive the trip between instances exactly. */

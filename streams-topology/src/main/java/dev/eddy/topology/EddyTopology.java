@@ -33,8 +33,8 @@ import org.apache.kafka.streams.state.Stores;
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
  *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
- *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, trend-rollups, timeline-expiry,
- *                                                        timeline-redirects) ─► timelines.moves
+ *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, trend-rollups, unique-markers,
+ *                                                        timeline-expiry, timeline-redirects) ─► timelines.moves
  *   (persons and event-timelines are one sub-topology: a person and its timeline share a task)
  * </pre>
  *
@@ -139,6 +139,8 @@ public final class EddyTopology {
                 HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), TIMELINES);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TIMELINE_EXPIRY),
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.UNIQUE_MARKERS),
+                Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);
         sink(t, TimelineProcessor.TO_MOVES, topics.timelineMoves(), TIMELINES);
         // One task holds a person's timeline and the person: sharing the persons store makes the persons and the

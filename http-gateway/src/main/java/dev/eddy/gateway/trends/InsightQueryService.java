@@ -67,9 +67,10 @@ import org.slf4j.LoggerFactory;
  * retried until the query's deadline, then answered 503: never a silent partial. The same {@link QueryControl}
  * bounds the scans, so a query stops within its time limit or when cancelled.
  *
- * <p>Trends that only count events, unfiltered and not broken down, read each partition's hourly counts
- * ({@link StoreNames#TREND_ROLLUPS}, kept equal to the timelines by the topology) instead of its events: a 30-day
- * daily trend reads 720 cells per event name rather than every event.
+ * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
+ * rollups instead of its events: hourly counts ({@link StoreNames#TREND_ROLLUPS}) and unique-person markers
+ * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
+ * 720 cells per event name; daily actives one marker per person and day active.
  */
 public final class InsightQueryService {
     /** Where instances ask each other for partials: {@code POST /_internal/insights/{trend,funnel,earliest}}. */
@@ -169,7 +170,8 @@ public final class InsightQueryService {
          * Answers the query for one partition from its hourly counts instead of its events, if they answer it
          * exactly; false to scan the events.
          */
-        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId) {
+        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
             return false;
         }
 
@@ -225,8 +227,8 @@ public final class InsightQueryService {
 
         @Override
         public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
-                             final long projectId) {
-            return query.countInto(partial, hourly, projectId);
+                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+            return query.countInto(partial, hourly, markers, projectId);
         }
 
         @Override
@@ -428,7 +430,7 @@ public final class InsightQueryService {
                 StoreNames.GROUPS_GLOBAL, QueryableStoreTypes.keyValueStore()).orElseThrow(InsightQueryService::rebalancing);
         for (final int p : partitions) {
             control.check();
-            if (engine.count(query, partial, partition(app, StoreNames.TREND_ROLLUPS, p), project)) {
+            if (engine.count(query, partial, partition(app, StoreNames.TREND_ROLLUPS, p), partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
                 continue;
             }
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = partition(app, StoreNames.EVENT_TIMELINES, p);

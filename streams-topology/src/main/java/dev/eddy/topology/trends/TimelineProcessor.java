@@ -8,6 +8,8 @@ import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.UniqueMarkers;
+import java.time.Instant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,9 +40,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * and unique counts see one person. An event is stored under its own time and uuid: a re-delivered event
  * overwrites itself.
  *
- * <p>The partition's hourly counts in {@link StoreNames#TREND_ROLLUPS} follow the timelines exactly: an event counts
- * when it first enters a timeline here and stops counting when it leaves (moved to another partition, or expired),
- * so unfiltered trends answered from the counts equal trends scanned from the timelines.
+ * <p>The partition's hourly counts in {@link StoreNames#TREND_ROLLUPS} and unique-person markers in
+ * {@link StoreNames#UNIQUE_MARKERS} follow the timelines exactly: an event counts, and marks its person's hour, when
+ * it first enters a timeline here, and stops when it leaves (moved to another partition, or expired), so unfiltered
+ * trends answered from them equal trends scanned from the timelines.
  *
  * <p>Retention: each stored event is indexed in {@link StoreNames#TIMELINE_EXPIRY} by the day it was stored; a
  * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
@@ -61,6 +64,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
     private KeyValueStore<String, String> redirects;
     private KeyValueStore<HourlyEventKey, Long> rollups;
     private KeyValueStore<Bytes, byte[]> expiry;
+    private KeyValueStore<Bytes, byte[]> markers;
 
     /**
      * @param retention how long an event is kept after it was stored; zero keeps events forever
@@ -76,6 +80,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         this.redirects = context.getStateStore(StoreNames.TIMELINE_REDIRECTS);
         this.rollups = context.getStateStore(StoreNames.TREND_ROLLUPS);
         this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
+        this.markers = context.getStateStore(StoreNames.UNIQUE_MARKERS);
         if (!retention.isZero()) {
             context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
         }
@@ -106,6 +111,8 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final Bytes key = TimelineKeys.of(projectId, UUID.fromString(person), decoded.timeMicros(), decoded.uuid());
         if (timelines.get(key) == null) {
             count(projectId, decoded, 1);
+            mark(projectId, UUID.fromString(person), decoded.event(), decoded.time());
+            mark(projectId, UUID.fromString(person), UniqueMarkers.ALL_EVENTS, decoded.time());
         }
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
@@ -123,14 +130,53 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
     }
 
-    /** Removes a stored event (moved or expired) with its count; false if it is not stored here. */
-    private boolean remove(final Bytes key) {
+    /** Sets the hour of {@code time} in the person's marker of {@code event} for that day. */
+    private void mark(final long projectId, final UUID person, final String event, final Instant time) {
+        final Bytes key = UniqueMarkers.key(projectId, event, UniqueMarkers.dayOf(time), person);
+        final int hours = UniqueMarkers.hours(markers.get(key));
+        final int updated = hours | UniqueMarkers.hourBit(time);
+        if (updated != hours) {
+            markers.put(key, UniqueMarkers.value(updated));
+        }
+    }
+
+    /**
+     * Removes an expired event with its count, and recomputes the person's markers of that day from the events it
+     * still has then.
+     */
+    private void expire(final Bytes key) {
         final byte[] stored = timelines.delete(key);
         if (stored == null) {
-            return false;
+            return;
         }
-        count(TimelineKeys.project(key), TimelineEvent.decode(stored), -1);
-        return true;
+        final TimelineEvent event = TimelineEvent.decode(stored);
+        final long projectId = TimelineKeys.project(key);
+        final UUID person = TimelineKeys.person(key);
+        count(projectId, event, -1);
+        final long day = UniqueMarkers.dayOf(event.time());
+        int named = 0;
+        int all = 0;
+        final long dayStart = TimelineEvent.micros(Instant.ofEpochSecond(day * 86_400));
+        try (KeyValueIterator<Bytes, byte[]> it = timelines.range(TimelineKeys.of(projectId, person, dayStart, new UUID(0, 0)),
+                TimelineKeys.of(projectId, person, dayStart + 86_400_000_000L - 1, new UUID(-1, -1)))) {
+            while (it.hasNext()) {
+                final TimelineEvent same = TimelineEvent.decode(it.next().value);
+                all |= UniqueMarkers.hourBit(same.time());
+                if (same.event().equals(event.event())) {
+                    named |= UniqueMarkers.hourBit(same.time());
+                }
+            }
+        }
+        putMarker(UniqueMarkers.key(projectId, event.event(), day, person), named);
+        putMarker(UniqueMarkers.key(projectId, UniqueMarkers.ALL_EVENTS, day, person), all);
+    }
+
+    private void putMarker(final Bytes key, final int hours) {
+        if (hours == 0) {
+            markers.delete(key);
+        } else {
+            markers.put(key, UniqueMarkers.value(hours));
+        }
     }
 
     /** Removes the events stored before the retention began, at most {@link #MAX_EXPIRED_PER_RUN} of them. */
@@ -146,7 +192,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
             }
         }
         for (final Bytes key : expired) {
-            remove(Bytes.wrap(java.util.Arrays.copyOfRange(key.get(), Long.BYTES, key.get().length)));
+            expire(Bytes.wrap(java.util.Arrays.copyOfRange(key.get(), Long.BYTES, key.get().length)));
             expiry.delete(key);
         }
     }
@@ -181,10 +227,18 @@ public final class TimelineProcessor implements Processor<String, Object, String
             it.forEachRemaining(events::add);
         }
         final String target = merge.projectId() + ":" + merge.target();
+        // Every event leaves, so every marker of the person goes: the survivor marks them again as they arrive.
+        final java.util.Set<Bytes> marked = new java.util.HashSet<>();
         for (final KeyValue<Bytes, byte[]> event : events) {
             context.forward(record.withKey(target).withValue(event.value), TO_MOVES);
-            remove(event.key);
+            timelines.delete(event.key);
+            final TimelineEvent moved = TimelineEvent.decode(event.value);
+            count(merge.projectId(), moved, -1);
+            final long day = UniqueMarkers.dayOf(moved.time());
+            marked.add(UniqueMarkers.key(merge.projectId(), moved.event(), day, source));
+            marked.add(UniqueMarkers.key(merge.projectId(), UniqueMarkers.ALL_EVENTS, day, source));
         }
+        marked.forEach(markers::delete);
     }
 
     /** The person whose timeline holds {@code person}'s events now: itself unless it was merged away. */

@@ -101,6 +101,9 @@ class TimelineTopologyTest extends TopologyTest {
         assertThat(t.timeline(uuidOf("user"))).hasSize(4);
         assertThat(count("$pageview", view.timestamp())).isEqualTo(3);
         assertThat(count("$identify", view.timestamp())).isEqualTo(1);
+        // One person is active: the survivor, in the hour of the events, for the event and for all events.
+        assertThat(markedPersons("$pageview", view.timestamp())).containsExactly(uuidOf("user"));
+        assertThat(markedPersons(dev.eddy.trends.UniqueMarkers.ALL_EVENTS, view.timestamp())).containsExactly(uuidOf("user"));
     }
 
     /**
@@ -117,11 +120,31 @@ class TimelineTopologyTest extends TopologyTest {
         t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
         assertThat(t.timeline(uuidOf("alice"))).extracting(TimelineEvent::event).containsExactly("old visit", "$pageview");
         assertThat(count("old visit", old.timestamp())).isEqualTo(1);
+        assertThat(markedPersons("old visit", old.timestamp())).containsExactly(uuidOf("alice"));
 
         t.driver().advanceWallClockTime(java.time.Duration.ofDays(2));
         assertThat(t.timeline(uuidOf("alice"))).isEmpty();
         assertThat(count("old visit", old.timestamp())).isZero();
         assertThat(count("$pageview", now.timestamp())).isZero();
+        assertThat(markedPersons("$pageview", now.timestamp())).isEmpty();
+        assertThat(markedPersons("old visit", old.timestamp())).isEmpty();
+    }
+
+    /** The persons marked active in the hour of {@code at} for {@code event}. */
+    private List<String> markedPersons(final String event, final Instant at) {
+        final org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> markers =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.UNIQUE_MARKERS);
+        final long day = dev.eddy.trends.UniqueMarkers.dayOf(at);
+        final List<String> persons = new java.util.ArrayList<>();
+        try (var it = markers.range(dev.eddy.trends.UniqueMarkers.dayStart(TopologyFixture.PROJECT, event, day),
+                dev.eddy.trends.UniqueMarkers.dayEnd(TopologyFixture.PROJECT, event, day))) {
+            it.forEachRemaining(entry -> {
+                if ((dev.eddy.trends.UniqueMarkers.hours(entry.value) & dev.eddy.trends.UniqueMarkers.hourBit(at)) != 0) {
+                    persons.add(dev.eddy.trends.UniqueMarkers.marker(entry.key).person().toString());
+                }
+            });
+        }
+        return persons;
     }
 
     private long count(final String event, final Instant at) {
