@@ -6,7 +6,7 @@ package dev.eddy.stores;
  */
 public final class StoreNames {
     /** Events per (project, hour, event name) in each partition's timelines, summed across partitions by the query side. */
-    public static final String TREND_ROLLUPS = "trend-rollups";
+    public static final String HOURLY_COUNTS = "hourly-counts";
     /** Each person's events in time order ({@code TimelineKeys} → {@code TimelineEvent}). */
     public static final String EVENT_TIMELINES = "event-timelines";
     /** Per (project, event, UTC day, person) active that day, the hours it was ({@code UniqueMarkers}). */

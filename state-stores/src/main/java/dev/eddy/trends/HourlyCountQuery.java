@@ -37,14 +37,14 @@ public record HourlyCountQuery(long projectId, Instant from, Instant to, Optiona
         final long firstHour = HourlyEventKey.hourOf(from);
         final long lastHour = HourlyEventKey.hourOf(to);
         final Map<HourlyEventKey, Long> sums = new HashMap<>();
-        // The range's upper bound is the first key of the hour after the last one; it is excluded below.
-        try (KeyValueIterator<HourlyEventKey, Long> it = store.range(
-                HourlyEventKey.firstOf(projectId, firstHour), HourlyEventKey.firstOf(projectId, lastHour + 1))) {
+        // One event's hours are one range; every event's, the whole project's keys, filtered by hour.
+        try (KeyValueIterator<HourlyEventKey, Long> it = event.isPresent()
+                ? store.range(new HourlyEventKey(projectId, firstHour, event.get()), new HourlyEventKey(projectId, lastHour, event.get()))
+                : store.range(HourlyEventKey.projectStart(projectId), HourlyEventKey.projectEnd(projectId))) {
             while (it.hasNext()) {
                 final KeyValue<HourlyEventKey, Long> entry = it.next();
                 final HourlyEventKey key = entry.key;
-                if (key.projectId() == projectId && key.hour() <= lastHour
-                        && event.map(key.event()::equals).orElse(true)) {
+                if (key.projectId() == projectId && key.hour() >= firstHour && key.hour() <= lastHour) {
                     sums.merge(key, entry.value, Long::sum);
                 }
             }

@@ -11,20 +11,21 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * Key of the hourly rollup: (project, hour, event name). Its bytes sort by project, then hour, then name
- * (big-endian non-negative longs followed by UTF-8), so one project's time range is one contiguous range scan.
+ * Key of the hourly rollup: (project, event name, hour). Its bytes sort by project, then name, then hour
+ * ({@code [project: 8][name length: 2][name: UTF-8][hour: 8, sign flipped]}, big-endian), so one event's hours in a
+ * time range are one contiguous range scan: a 30-day trend of one event reads 720 keys per partition, however many
+ * other events the project has. Names are keyed as {@link UniqueMarkers} keys them.
  *
  * @param projectId project id, positive
- * @param hour      hours since the epoch (UTC)
+ * @param hour      hours since the epoch (UTC); negative before 1970
  * @param event     event name
  */
 public record HourlyEventKey(long projectId, long hour, String event) {
-    private static final int FIXED_BYTES = 2 * Long.BYTES;
 
     public HourlyEventKey {
         Objects.requireNonNull(event, "event");
-        if (projectId < 0 || hour < 0) {
-            throw new IllegalArgumentException("project and hour must not be negative");
+        if (projectId < 0) {
+            throw new IllegalArgumentException("project must not be negative");
         }
     }
 
@@ -40,9 +41,13 @@ public record HourlyEventKey(long projectId, long hour, String event) {
         return Instant.ofEpochSecond(hour * 3600L);
     }
 
-    /** The smallest key of a project's hour: every event name of that hour sorts after it. */
-    static HourlyEventKey firstOf(final long projectId, final long hour) {
-        return new HourlyEventKey(projectId, hour, "");
+    /** The first key of a project (inclusive) and the first key after it (exclusive), for scans of every event. */
+    static HourlyEventKey projectStart(final long projectId) {
+        return new HourlyEventKey(projectId, Long.MIN_VALUE, "");
+    }
+
+    static HourlyEventKey projectEnd(final long projectId) {
+        return new HourlyEventKey(projectId + 1, Long.MIN_VALUE, "");
     }
 
     public static Serde<HourlyEventKey> serde() {
@@ -50,22 +55,28 @@ public record HourlyEventKey(long projectId, long hour, String event) {
             if (key == null) {
                 return null;
             }
-            final byte[] name = key.event.getBytes(StandardCharsets.UTF_8);
-            return ByteBuffer.allocate(FIXED_BYTES + name.length)
-                    .putLong(key.projectId).putLong(key.hour).put(name).array();
+            final byte[] name = UniqueMarkers.name(key.event);
+            return ByteBuffer.allocate(Long.BYTES + 2 + name.length + Long.BYTES)
+                    .putLong(key.projectId).putShort((short) name.length).put(name).putLong(key.hour ^ Long.MIN_VALUE).array();
         };
         final Deserializer<HourlyEventKey> deserializer = (topic, bytes) -> {
             if (bytes == null) {
                 return null;
             }
-            if (bytes.length < FIXED_BYTES) {
-                throw new SerializationException("hourly event key too short: " + bytes.length + " bytes");
+            try {
+                final ByteBuffer buffer = ByteBuffer.wrap(bytes);
+                final long project = buffer.getLong();
+                final int length = Short.toUnsignedInt(buffer.getShort());
+                final String name = new String(bytes, buffer.position(), length, StandardCharsets.UTF_8);
+                buffer.position(buffer.position() + length);
+                final long hour = buffer.getLong() ^ Long.MIN_VALUE;
+                if (buffer.hasRemaining()) {
+                    throw new SerializationException("hourly event key with trailing bytes");
+                }
+                return new HourlyEventKey(project, hour, name);
+            } catch (final java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
+                throw new SerializationException("hourly event key too short: " + bytes.length + " bytes", e);
             }
-            final ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            final long project = buffer.getLong();
-            final long hour = buffer.getLong();
-            return new HourlyEventKey(project, hour,
-                    new String(bytes, FIXED_BYTES, bytes.length - FIXED_BYTES, StandardCharsets.UTF_8));
         };
         return Serdes.serdeFrom(serializer, deserializer);
     }

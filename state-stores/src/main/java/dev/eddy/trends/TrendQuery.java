@@ -290,12 +290,31 @@ public final class TrendQuery {
 
     private void countEvents(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId,
                              final long firstHour, final long lastHour) {
-        // The upper bound is the first key of the hour after the last one, itself excluded below.
-        try (KeyValueIterator<HourlyEventKey, Long> it = hourly.range(HourlyEventKey.firstOf(projectId, firstHour),
-                HourlyEventKey.firstOf(projectId, lastHour + 1))) {
-            while (it.hasNext()) {
-                final KeyValue<HourlyEventKey, Long> cell = it.next();
-                if (cell.key.projectId() == projectId && cell.key.hour() <= lastHour) {
+        final Set<String> events = new java.util.TreeSet<>();
+        for (final Series s : series) {
+            if (s.math() == TrendMath.TOTAL) {
+                if (s.event().isEmpty()) {
+                    // Every event: the whole project's cells, filtered by hour.
+                    addCells(partial, hourly.range(HourlyEventKey.projectStart(projectId), HourlyEventKey.projectEnd(projectId)),
+                            projectId, firstHour, lastHour);
+                    events.clear();
+                    break;
+                }
+                events.add(s.event().get());
+            }
+        }
+        for (final String event : events) {
+            addCells(partial, hourly.range(new HourlyEventKey(projectId, firstHour, event), new HourlyEventKey(projectId, lastHour, event)),
+                    projectId, firstHour, lastHour);
+        }
+    }
+
+    private void addCells(final Partial partial, final KeyValueIterator<HourlyEventKey, Long> cells, final long projectId,
+                          final long firstHour, final long lastHour) {
+        try (cells) {
+            while (cells.hasNext()) {
+                final KeyValue<HourlyEventKey, Long> cell = cells.next();
+                if (cell.key.projectId() == projectId && cell.key.hour() >= firstHour && cell.key.hour() <= lastHour) {
                     addHourly(partial, cell.key.event(), cell.key.hour(), cell.value);
                 }
             }

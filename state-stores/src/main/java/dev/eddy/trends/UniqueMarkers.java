@@ -77,7 +77,7 @@ public final class UniqueMarkers {
     }
 
     /** The name as it is keyed: its UTF-8, or for an absurdly long name, its SHA-256. */
-    private static byte[] name(final String event) {
+    static byte[] name(final String event) {
         final byte[] name = event.getBytes(StandardCharsets.UTF_8);
         if (name.length <= MAX_NAME_BYTES) {
             return name;

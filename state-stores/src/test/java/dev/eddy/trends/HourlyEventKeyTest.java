@@ -25,12 +25,14 @@ class HourlyEventKeyTest {
     }
 
     @Test
-    void bytesSortByProjectThenHourThenName() {
+    void bytesSortByProjectThenNameThenHour() {
+        // Names sort by length, then bytes: each name's hours are contiguous, in time order (before 1970 first).
         final List<HourlyEventKey> expected = List.of(
                 new HourlyEventKey(1, 500_000, "zeta"),
-                new HourlyEventKey(2, 400_000, "b"),
+                new HourlyEventKey(2, -5, "a"),
                 new HourlyEventKey(2, 400_001, "a"),
-                new HourlyEventKey(2, 400_001, "ab"),
+                new HourlyEventKey(2, 400_000, "b"),
+                new HourlyEventKey(2, 400_000, "ab"),
                 new HourlyEventKey(300, 1, "a"));
 
         final Bytes[] encoded = expected.stream()

@@ -33,7 +33,7 @@ import org.apache.kafka.streams.state.Stores;
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
  *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
- *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, trend-rollups, unique-markers,
+ *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, hourly-counts, unique-markers,
  *                                                        timeline-expiry, timeline-redirects) ─► timelines.moves
  *   (persons and event-timelines are one sub-topology: a person and its timeline share a task)
  * </pre>
@@ -135,7 +135,7 @@ public final class EddyTopology {
         t.addProcessor(TIMELINES, () -> new TimelineProcessor(streams.timelineRetention()), ENRICHED_SOURCE, MERGES_SOURCE, MOVES_SOURCE);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_TIMELINES),
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
-        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TREND_ROLLUPS),
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HOURLY_COUNTS),
                 HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), TIMELINES);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TIMELINE_EXPIRY),
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);

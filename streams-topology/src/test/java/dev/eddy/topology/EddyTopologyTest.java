@@ -98,7 +98,7 @@ class EddyTopologyTest {
     }
 
     private List<HourlyCount> query(final long project, final Instant from, final Instant to, final Optional<String> event) {
-        final KeyValueStore<HourlyEventKey, Long> store = driver.getKeyValueStore(StoreNames.TREND_ROLLUPS);
+        final KeyValueStore<HourlyEventKey, Long> store = driver.getKeyValueStore(StoreNames.HOURLY_COUNTS);
         return new HourlyCountQuery(project, from, to, event).run(store);
     }
 }

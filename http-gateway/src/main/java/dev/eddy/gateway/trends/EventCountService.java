@@ -11,7 +11,7 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * Answers hourly event counts from the {@link StoreNames#TREND_ROLLUPS} stores by interactive query. Every
+ * Answers hourly event counts from the {@link StoreNames#HOURLY_COUNTS} stores by interactive query. Every
  * instance holds partial counts for its partitions; the answer is the sum over all of them.
  */
 public final class EventCountService {
@@ -22,7 +22,7 @@ public final class EventCountService {
     }
 
     public Future<List<HourlyCount>> hourly(final HourlyCountQuery query) {
-        return stores.query(StoreNames.TREND_ROLLUPS, QueryableStoreTypes.<HourlyEventKey, Long>keyValueStore(), false,
+        return stores.query(StoreNames.HOURLY_COUNTS, QueryableStoreTypes.<HourlyEventKey, Long>keyValueStore(), false,
                 (ReadOnlyKeyValueStore<HourlyEventKey, Long> store) -> HourlyCountQuery.merge(List.of(query.run(store))));
     }
 }

@@ -68,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * bounds the scans, so a query stops within its time limit or when cancelled.
  *
  * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
- * rollups instead of its events: hourly counts ({@link StoreNames#TREND_ROLLUPS}) and unique-person markers
+ * rollups instead of its events: hourly counts ({@link StoreNames#HOURLY_COUNTS}) and unique-person markers
  * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
  * 720 cells per event name; daily actives one marker per person and day active.
  */
@@ -430,7 +430,7 @@ public final class InsightQueryService {
                 StoreNames.GROUPS_GLOBAL, QueryableStoreTypes.keyValueStore()).orElseThrow(InsightQueryService::rebalancing);
         for (final int p : partitions) {
             control.check();
-            if (engine.count(query, partial, partition(app, StoreNames.TREND_ROLLUPS, p), partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
+            if (engine.count(query, partial, partition(app, StoreNames.HOURLY_COUNTS, p), partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
                 continue;
             }
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = partition(app, StoreNames.EVENT_TIMELINES, p);

@@ -40,7 +40,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * and unique counts see one person. An event is stored under its own time and uuid: a re-delivered event
  * overwrites itself.
  *
- * <p>The partition's hourly counts in {@link StoreNames#TREND_ROLLUPS} and unique-person markers in
+ * <p>The partition's hourly counts in {@link StoreNames#HOURLY_COUNTS} and unique-person markers in
  * {@link StoreNames#UNIQUE_MARKERS} follow the timelines exactly: an event counts, and marks its person's hour, when
  * it first enters a timeline here, and stops when it leaves (moved to another partition, or expired), so unfiltered
  * trends answered from them equal trends scanned from the timelines.
@@ -78,7 +78,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         this.context = context;
         this.timelines = context.getStateStore(StoreNames.EVENT_TIMELINES);
         this.redirects = context.getStateStore(StoreNames.TIMELINE_REDIRECTS);
-        this.rollups = context.getStateStore(StoreNames.TREND_ROLLUPS);
+        this.rollups = context.getStateStore(StoreNames.HOURLY_COUNTS);
         this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
         this.markers = context.getStateStore(StoreNames.UNIQUE_MARKERS);
         if (!retention.isZero()) {

@@ -149,7 +149,7 @@ class TimelineTopologyTest extends TopologyTest {
 
     private long count(final String event, final Instant at) {
         final org.apache.kafka.streams.state.KeyValueStore<dev.eddy.trends.HourlyEventKey, Long> rollups =
-                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.TREND_ROLLUPS);
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.HOURLY_COUNTS);
         final Long count = rollups.get(dev.eddy.trends.HourlyEventKey.of(TopologyFixture.PROJECT, at, event));
         return count == null ? 0 : count;
     }
