@@ -21,6 +21,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * @param event     event name
  */
 public record HourlyEventKey(long projectId, long hour, String event) {
+    /**
+     * Present in a partition's store once its counts include every event of its timelines (project 0 is no
+     * project's): until then, queries read that partition's events instead.
+     */
+    public static final HourlyEventKey BUILT = new HourlyEventKey(0, 0, "#built");
 
     public HourlyEventKey {
         Objects.requireNonNull(event, "event");

@@ -152,9 +152,6 @@ public final class TrendQuery {
             return new Breakdown(property, type, groupIndex, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false));
         });
         final Optional<Formula> formula = text(query.get("formula")).map(f -> Formula.parse(f, series.size()));
-        if (formula.isPresent() && breakdown.isPresent()) {
-            throw new IllegalArgumentException("a formula with a breakdown is not supported by Eddy yet");
-        }
         final Optional<DateRange> previous = query.path("compare").asBoolean(false)
                 ? Optional.of(range.previous(text(query.get("date_from")), text(query.get("date_to")), text(query.get("compare_to"))))
                 : Optional.empty();
@@ -259,14 +256,15 @@ public final class TrendQuery {
 
     /**
      * Adds one partition's rollups of the project into {@code partial}, if they answer this query exactly
-     * ({@link #answerableFromRollups}); false, adding nothing, if the events must be read instead.
+     * ({@link #answerableFromRollups}) and include all of the partition's events ({@link HourlyEventKey#BUILT});
+     * false, adding nothing, if the events must be read instead.
      *
      * @param hourly  the partition's hourly counts
      * @param markers the partition's unique-person markers ({@link UniqueMarkers})
      */
     public boolean countInto(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
-        if (!answerableFromRollups()) {
+        if (!answerableFromRollups() || hourly.get(HourlyEventKey.BUILT) == null) {
             return false;
         }
         long first = Long.MAX_VALUE;
@@ -437,7 +435,9 @@ public final class TrendQuery {
                         : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther));
             }
             if (formula.isPresent()) {
-                result.add(compared(formulaItem(perSeries, totalValue, period), compareLabel));
+                for (final ObjectNode item : formulaItems(perSeries, totalValue, period)) {
+                    result.add(compared(item, compareLabel));
+                }
                 continue;
             }
             for (int i = 0; i < series.size(); i++) {
@@ -484,11 +484,58 @@ public final class TrendQuery {
         return node;
     }
 
-    private ObjectNode formulaItem(final List<List<TrendSeries.Item>> perSeries, final boolean totalValue, final DateRange period) {
+    /**
+     * The formula's items: one, or with a breakdown one per breakdown value of any series (a series without that
+     * value counts as zeros), ranked as PostHog ranks them: real values, then the null value, then Other; by
+     * aggregated value or total, then count, then data, all descending.
+     */
+    private List<ObjectNode> formulaItems(final List<List<TrendSeries.Item>> perSeries, final boolean totalValue, final DateRange period) {
+        final java.util.Set<String> values = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER.thenComparing(Comparator.naturalOrder()));
+        perSeries.forEach(items -> items.forEach(i -> values.add(i.breakdownValue())));
+        if (values.isEmpty()) {
+            values.add("");
+        }
+        final List<ObjectNode> items = new ArrayList<>();
+        for (final String value : values) {
+            final List<Optional<TrendSeries.Item>> matching = perSeries.stream()
+                    .map(list -> list.stream().filter(i -> i.breakdownValue().equals(value)).findFirst()).toList();
+            items.add(formulaItem(matching, totalValue, period, breakdown.isPresent() ? Optional.of(value) : Optional.empty()));
+        }
+        if (breakdown.isPresent()) {
+            items.sort(Comparator.comparingInt((ObjectNode n) -> breakdownRank(n.get("breakdown_value").asText()))
+                    .thenComparingDouble(n -> n.has("aggregated_value") ? n.get("aggregated_value").asDouble() : n.get("count").asDouble())
+                    .thenComparingDouble(n -> n.get("count").asDouble())
+                    .thenComparing((x, y) -> compareData(x.get("data"), y.get("data")))
+                    .thenComparing(n -> n.get("breakdown_value").asText()).reversed());
+        }
+        return items;
+    }
+
+    /** PostHog ranks a real value above the null value above Other. */
+    private static int breakdownRank(final String value) {
+        return TrendEvent.OTHER_BREAKDOWN.equals(value) ? -2 : TrendEvent.NULL_BREAKDOWN.equals(value) ? -1 : 0;
+    }
+
+    private static int compareData(final JsonNode a, final JsonNode b) {
+        final int n = Math.min(a == null || a.isNull() ? 0 : a.size(), b == null || b.isNull() ? 0 : b.size());
+        for (int i = 0; i < n; i++) {
+            final int c = Double.compare(a.get(i).asDouble(), b.get(i).asDouble());
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a == null || a.isNull() ? 0 : a.size(), b == null || b.isNull() ? 0 : b.size());
+    }
+
+    private ObjectNode formulaItem(final List<Optional<TrendSeries.Item>> perSeries, final boolean totalValue, final DateRange period,
+                                   final Optional<String> breakdownValue) {
         final Formula f = formula.get();
         final ObjectNode node = NODES.objectNode();
         if (totalValue) {
-            final double[] values = perSeries.stream().mapToDouble(items -> items.get(0).aggregated().orElse(0)).toArray();
+            final double[] values = perSeries.stream().mapToDouble(item -> item.flatMap(i -> {
+                final OptionalDouble v = i.aggregated();
+                return v.isPresent() ? Optional.of(v.getAsDouble()) : Optional.empty();
+            }).orElse(0.0)).toArray();
             node.putNull("data");
             node.putArray("labels");
             node.putArray("days");
@@ -503,7 +550,8 @@ public final class TrendQuery {
             for (int b = 0; b < buckets.size(); b++) {
                 final double[] values = new double[perSeries.size()];
                 for (int s = 0; s < values.length; s++) {
-                    values[s] = perSeries.get(s).get(0).data()[b];
+                    final int bucket = b;
+                    values[s] = perSeries.get(s).map(i -> i.data()[bucket]).orElse(0.0);
                 }
                 final double v = f.evaluate(values);
                 sum += v;
@@ -514,6 +562,7 @@ public final class TrendQuery {
             node.put("count", sum);
         }
         node.put("label", f.label());
+        breakdownValue.ifPresent(v -> node.put("breakdown_value", v));
         node.set("filter", filter);
         node.putNull("action");
         node.put("order", 0);

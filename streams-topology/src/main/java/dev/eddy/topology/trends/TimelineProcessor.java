@@ -58,7 +58,19 @@ public final class TimelineProcessor implements Processor<String, Object, String
     static final int MAX_EXPIRED_PER_RUN = 50_000;
     private static final byte[] NOTHING = new byte[0];
 
+    /** How often, and how many events at a time, rollups missing for stored events are rebuilt from the timelines. */
+    static final Duration REBUILD_INTERVAL = Duration.ofMillis(200);
+    static final int REBUILD_BATCH = 20_000;
+    private final int rebuildBatch;
+    /** Where a rebuild has got to (a timeline key, in hex), kept in the redirects store under a key no person has. */
+    private static final String REBUILD_CURSOR = "#rollups-rebuilt-up-to";
+    private static final Bytes LAST_KEY = Bytes.wrap(filled(TimelineKeys.LENGTH, (byte) 0xFF));
+
     private final Duration retention;
+    /** While the rollups are rebuilt: the last timeline key they include; null once they include every event. */
+    private Bytes rebuiltUpTo;
+    private boolean builtFlagPending;
+    private org.apache.kafka.streams.processor.Cancellable rebuild;
     private ProcessorContext<String, byte[]> context;
     private KeyValueStore<Bytes, byte[]> timelines;
     private KeyValueStore<String, String> redirects;
@@ -70,7 +82,13 @@ public final class TimelineProcessor implements Processor<String, Object, String
      * @param retention how long an event is kept after it was stored; zero keeps events forever
      */
     public TimelineProcessor(final Duration retention) {
+        this(retention, REBUILD_BATCH);
+    }
+
+    /** @param rebuildBatch how many stored events one rebuild punctuation indexes */
+    TimelineProcessor(final Duration retention, final int rebuildBatch) {
         this.retention = retention;
+        this.rebuildBatch = rebuildBatch;
     }
 
     @Override
@@ -84,10 +102,86 @@ public final class TimelineProcessor implements Processor<String, Object, String
         if (!retention.isZero()) {
             context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
         }
+        if (rollups.get(HourlyEventKey.BUILT) == null) {
+            startRebuild();
+        }
+    }
+
+    /**
+     * Rollups written by an earlier format (or none at all, before an upgrade) are rebuilt from the partition's
+     * timelines in the background, a batch per punctuation; meanwhile queries read this partition's events instead
+     * ({@link HourlyEventKey#BUILT} is absent). Events stored or removed while it runs count only once the rebuild
+     * has passed their key, so nothing counts twice.
+     */
+    private void startRebuild() {
+        final String cursor = redirects.get(REBUILD_CURSOR);
+        if (cursor == null) {
+            try (KeyValueIterator<Bytes, byte[]> any = timelines.all()) {
+                if (!any.hasNext()) {
+                    // Nothing stored yet: complete as it stands; the flag is written with the first record.
+                    builtFlagPending = true;
+                    return;
+                }
+            }
+        }
+        rebuiltUpTo = cursor == null ? Bytes.wrap(new byte[0]) : Bytes.wrap(java.util.HexFormat.of().parseHex(cursor));
+        rebuild = context.schedule(REBUILD_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> rebuildSome());
+    }
+
+    void rebuildSome() {
+        if (rebuiltUpTo == null) {
+            return;
+        }
+        Bytes last = null;
+        boolean done;
+        try (KeyValueIterator<Bytes, byte[]> it = timelines.range(rebuiltUpTo, LAST_KEY)) {
+            int indexed = 0;
+            while (it.hasNext() && indexed < rebuildBatch) {
+                final KeyValue<Bytes, byte[]> entry = it.next();
+                if (entry.key.equals(rebuiltUpTo)) {
+                    continue;
+                }
+                final TimelineEvent event = TimelineEvent.decode(entry.value);
+                final long projectId = TimelineKeys.project(entry.key);
+                final UUID person = TimelineKeys.person(entry.key);
+                count(projectId, event, 1);
+                mark(projectId, person, event.event(), event.time());
+                mark(projectId, person, UniqueMarkers.ALL_EVENTS, event.time());
+                last = entry.key;
+                indexed++;
+            }
+            done = !it.hasNext();
+        }
+        if (last != null) {
+            rebuiltUpTo = last;
+        }
+        if (done) {
+            rollups.put(HourlyEventKey.BUILT, 1L);
+            redirects.delete(REBUILD_CURSOR);
+            rebuiltUpTo = null;
+            rebuild.cancel();
+        } else {
+            redirects.put(REBUILD_CURSOR, java.util.HexFormat.of().formatHex(rebuiltUpTo.get()));
+        }
+    }
+
+    /** Whether a stored event is in the rollups: always, except past the cursor of a rebuild that is running. */
+    private boolean counted(final Bytes key) {
+        return rebuiltUpTo == null || key.compareTo(rebuiltUpTo) <= 0;
+    }
+
+    private static byte[] filled(final int length, final byte value) {
+        final byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, value);
+        return bytes;
     }
 
     @Override
     public void process(final Record<String, Object> record) {
+        if (builtFlagPending) {
+            rollups.put(HourlyEventKey.BUILT, 1L);
+            builtFlagPending = false;
+        }
         final Object value = record.value();
         if (value instanceof EnrichedEvent enriched) {
             add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
@@ -109,7 +203,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
         final TimelineEvent decoded = TimelineEvent.decode(event);
         final Bytes key = TimelineKeys.of(projectId, UUID.fromString(person), decoded.timeMicros(), decoded.uuid());
-        if (timelines.get(key) == null) {
+        if (timelines.get(key) == null && counted(key)) {
             count(projectId, decoded, 1);
             mark(projectId, UUID.fromString(person), decoded.event(), decoded.time());
             mark(projectId, UUID.fromString(person), UniqueMarkers.ALL_EVENTS, decoded.time());
@@ -152,7 +246,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final TimelineEvent event = TimelineEvent.decode(stored);
         final long projectId = TimelineKeys.project(key);
         final UUID person = TimelineKeys.person(key);
-        count(projectId, event, -1);
+        if (counted(key)) {
+            count(projectId, event, -1);
+        }
         final long day = UniqueMarkers.dayOf(event.time());
         int named = 0;
         int all = 0;
@@ -233,7 +329,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
             context.forward(record.withKey(target).withValue(event.value), TO_MOVES);
             timelines.delete(event.key);
             final TimelineEvent moved = TimelineEvent.decode(event.value);
-            count(merge.projectId(), moved, -1);
+            if (counted(event.key)) {
+                count(merge.projectId(), moved, -1);
+            }
             final long day = UniqueMarkers.dayOf(moved.time());
             marked.add(UniqueMarkers.key(merge.projectId(), moved.event(), day, source));
             marked.add(UniqueMarkers.key(merge.projectId(), UniqueMarkers.ALL_EVENTS, day, source));

@@ -1,0 +1,126 @@
+package dev.eddy.topology.trends;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.eddy.stores.StoreNames;
+import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.timelines.TimelineKeys;
+import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.UniqueMarkers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Timelines stored before the rollups existed (an upgrade) are indexed in the background, a batch at a time, and
+ * events that arrive meanwhile count exactly once whichever side of the rebuild's cursor they fall on.
+ */
+class RollupRebuildTest {
+    private static final long PROJECT = 7;
+    private static final Instant HOUR = Instant.parse("2026-11-20T10:00:00Z");
+
+    private MockProcessorContext<String, byte[]> context;
+    private KeyValueStore<Bytes, byte[]> timelines;
+    private KeyValueStore<HourlyEventKey, Long> counts;
+    private KeyValueStore<Bytes, byte[]> markers;
+    private TimelineProcessor processor;
+
+    @BeforeEach
+    void stores() {
+        context = new MockProcessorContext<>();
+        context.setCurrentSystemTimeMs(HOUR.toEpochMilli());
+        timelines = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_TIMELINES), Serdes.Bytes(), Serdes.ByteArray()));
+        counts = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.HOURLY_COUNTS), HourlyEventKey.serde(), Serdes.Long()));
+        markers = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.UNIQUE_MARKERS), Serdes.Bytes(), Serdes.ByteArray()));
+        store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_EXPIRY), Serdes.Bytes(), Serdes.ByteArray()));
+        store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_REDIRECTS), Serdes.String(), Serdes.String()));
+    }
+
+    private <S extends org.apache.kafka.streams.processor.StateStore> S store(final org.apache.kafka.streams.state.StoreBuilder<S> builder) {
+        final S store = builder.withLoggingDisabled().build();
+        store.init(context.getStateStoreContext(), store);
+        context.addStateStore(store);
+        return store;
+    }
+
+    @Test
+    void storedTimelinesAreIndexedInBatchesAndNewEventsCountOnce() {
+        // Ten persons' events stored before the rollups existed.
+        final UUID[] persons = new UUID[10];
+        for (int i = 0; i < persons.length; i++) {
+            persons[i] = new UUID(1, i);
+            put(persons[i], "$pageview", HOUR.plusSeconds(i));
+        }
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(counts.get(HourlyEventKey.BUILT)).as("not built: queries read the events").isNull();
+
+        processor.rebuildSome();
+        assertThat(count()).isEqualTo(4);
+        // One event behind the cursor (person 1) and one ahead of it (person 8) arrive during the rebuild.
+        process(persons[1], "$pageview", HOUR.plusSeconds(100));
+        process(persons[8], "$pageview", HOUR.plusSeconds(200));
+        assertThat(count()).as("only the one behind the cursor counts now").isEqualTo(5);
+
+        processor.rebuildSome();
+        processor.rebuildSome();
+        assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
+        processor.rebuildSome();
+        assertThat(count()).isEqualTo(12);
+        assertThat(markedPersons()).isEqualTo(10);
+        // Once built, every new event counts at once.
+        process(persons[0], "$pageview", HOUR.plusSeconds(300));
+        assertThat(count()).isEqualTo(13);
+    }
+
+    @Test
+    void emptyTimelinesAreBuiltWithTheFirstRecord() {
+        processor = new TimelineProcessor(Duration.ZERO);
+        processor.init(context);
+        assertThat(context.scheduledPunctuators()).as("no rebuild to run").isEmpty();
+        process(new UUID(2, 2), "signup", HOUR);
+        assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
+        assertThat(counts.get(HourlyEventKey.of(PROJECT, HOUR, "signup"))).isEqualTo(1L);
+    }
+
+    /** An event arriving for a person's timeline (as moved events do: already encoded). */
+    private void process(final UUID person, final String event, final Instant at) {
+        processor.process(new Record<>(PROJECT + ":" + person, encoded(person, event, at), at.toEpochMilli()));
+    }
+
+    private void put(final UUID person, final String event, final Instant at) {
+        final byte[] value = encoded(person, event, at);
+        final TimelineEvent decoded = TimelineEvent.decode(value);
+        timelines.put(TimelineKeys.of(PROJECT, person, decoded.timeMicros(), decoded.uuid()), value);
+    }
+
+    private static byte[] encoded(final UUID person, final String event, final Instant at) {
+        return new TimelineEvent(TimelineEvent.micros(at), UUID.randomUUID(), event, person.toString(), Map.of(), "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)).encode();
+    }
+
+    private long count() {
+        final Long count = counts.get(HourlyEventKey.of(PROJECT, HOUR, "$pageview"));
+        return count == null ? 0 : count;
+    }
+
+    private long markedPersons() {
+        final long day = UniqueMarkers.dayOf(HOUR);
+        long persons = 0;
+        try (var it = markers.range(UniqueMarkers.dayStart(PROJECT, "$pageview", day), UniqueMarkers.dayEnd(PROJECT, "$pageview", day))) {
+            while (it.hasNext()) {
+                it.next();
+                persons++;
+            }
+        }
+        return persons;
+    }
+}
