@@ -187,7 +187,21 @@ public final class StreamsApp implements AutoCloseable {
         if (!isRunning()) {
             return Optional.empty();
         }
-        return routing(storeName).filter(table -> table.owners().length >= partitions).map(table -> {
+        Routing cached = routing.get(storeName);
+        if (cached == null) {
+            final long built = generation.get();
+            final Optional<Routing> fresh = routing(storeName);
+            if (fresh.isEmpty()) {
+                return Optional.empty();
+            }
+            cached = fresh.get();
+            routing.put(storeName, cached);
+            if (generation.get() != built) {
+                // A rebalance began while the table was built: it may be stale already.
+                routing.remove(storeName, cached);
+            }
+        }
+        return Optional.of(cached).filter(table -> table.owners().length >= partitions).map(table -> {
             final Map<HostInfo, java.util.List<Integer>> byOwner = new HashMap<>();
             for (int p = 0; p < table.owners().length; p++) {
                 byOwner.computeIfAbsent(table.owners()[p], h -> new java.util.ArrayList<>()).add(p);

@@ -90,6 +90,7 @@ public final class InsightQueryService {
     private final Duration timeout;
     private final HttpClient client;
     private final Timer forwarded;
+    private final MeterRegistry registry;
 
     /**
      * @param streams the streams instance in this process, once started, if its role runs one
@@ -104,6 +105,7 @@ public final class InsightQueryService {
         this.secret = secret;
         this.timeout = timeout;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
+        this.registry = registry;
         this.forwarded = Timer.builder("eddy.insights.partial").description("Trend and funnel partials asked of other instances")
                 .publishPercentiles(0.5, 0.99).register(registry);
     }
@@ -318,8 +320,16 @@ public final class InsightQueryService {
         }
     }
 
+    private Future<JsonNode> calculate(final Kind kind, final Project project, final JsonNode query, final QueryControl control) {
+        final Timer.Sample sample = Timer.start();
+        return this.<Object, Object>calculateUntimed(kind, project, query, control).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
+                .description("Trend and funnel calculations, from parsing to the merged answer").tag("kind", kind.path())
+                .tag("outcome", done.succeeded() ? "ok" : done.cause() instanceof ApiError e ? Integer.toString(e.status()) : "error")
+                .publishPercentiles(0.5, 0.99).register(registry)));
+    }
+
     @SuppressWarnings("unchecked")
-    private <Q, P> Future<JsonNode> calculate(final Kind kind, final Project project, final JsonNode query, final QueryControl control) {
+    private <Q, P> Future<JsonNode> calculateUntimed(final Kind kind, final Project project, final JsonNode query, final QueryControl control) {
         final Engine<Q, P> engine = (Engine<Q, P>) kind.engine;
         final Scope scope = new Scope(project.id(), project.timezone(), project.weekStartDay(), project.testAccountFilters());
         try {
