@@ -37,6 +37,7 @@ import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
+import dev.eddy.gateway.streams.StreamsGauges;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
 import dev.eddy.gateway.trends.EventCountRoutes;
@@ -172,6 +173,7 @@ public final class Eddy implements AutoCloseable {
             final KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(app.streams());
             streamsMetrics.bindTo(registry);
             closeables.add(streamsMetrics);
+            StreamsGauges.bind(app, registry);
         }
     }
 

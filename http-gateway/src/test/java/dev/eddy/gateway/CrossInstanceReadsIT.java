@@ -88,7 +88,15 @@ class CrossInstanceReadsIT {
             assertThat(persons.path("results").size()).as(user).isEqualTo(1);
             assertThat(persons.path("results").get(0).path("properties").path("plan").asText()).isEqualTo("pro");
         }
-        assertThat(gateway.get("/metrics", Map.of()).body()).containsPattern("eddy_iq_forward_seconds_count\\S* [1-9]");
+        final String metrics = gateway.get("/metrics", Map.of()).body();
+        assertThat(metrics).containsPattern("eddy_iq_forward_seconds_count\\S* [1-9]");
+        // Each instance reports its own share: rebalances it went through, the persons in its partitions, its lag.
+        assertThat(metrics).containsPattern("eddy_streams_rebalances_total [1-9]");
+        assertThat(metrics).containsPattern("eddy_store_entries\\{store=\"persons\"} [1-9]");
+        assertThat(metrics).containsPattern("eddy_streams_lag_records [0-9]");
+        assertThat(other.get("/metrics", Map.of()).body()).containsPattern("eddy_store_entries\\{store=\"persons\"} [1-9]");
+        assertThat(other.get("/_health/ready", Map.of()).statusCode()).isEqualTo(200);
+        assertThat(other.get("/_health/live", Map.of()).statusCode()).isEqualTo(200);
     }
 
     /**

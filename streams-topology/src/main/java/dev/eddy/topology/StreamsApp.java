@@ -42,6 +42,7 @@ public final class StreamsApp implements AutoCloseable {
     /** Per store, which instance owns each partition: read on every keyed query, rebuilt after each state change. */
     private final Map<String, Routing> routing = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
+    private final AtomicLong rebalances = new AtomicLong();
 
     /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
     private final int partitions;
@@ -85,6 +86,9 @@ public final class StreamsApp implements AutoCloseable {
         final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions());
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
+            if (newState == KafkaStreams.State.REBALANCING && oldState != KafkaStreams.State.REBALANCING) {
+                app.rebalances.incrementAndGet();
+            }
             // Any rebalance passes through a state change: the next keyed query rebuilds the routing.
             app.generation.incrementAndGet();
             app.routing.clear();
@@ -106,6 +110,31 @@ public final class StreamsApp implements AutoCloseable {
 
     public KafkaStreams.State state() {
         return state.get();
+    }
+
+    /** How many times this instance entered a rebalance (its first assignment included). */
+    public long rebalances() {
+        return rebalances.get();
+    }
+
+    /**
+     * Records this instance's consumer has yet to read on its assigned input partitions: the sum of the consumer's
+     * {@code records-lag} per partition (0 before the first fetch).
+     */
+    public double consumerLag() {
+        double lag = 0;
+        for (final Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> m : streams.metrics().entrySet()) {
+            final org.apache.kafka.common.MetricName name = m.getKey();
+            if ("records-lag".equals(name.name()) && "consumer-fetch-manager-metrics".equals(name.group())
+                    && name.tags().containsKey("partition") && !name.tags().getOrDefault("client-id", "").contains("restore")
+                    && !name.tags().getOrDefault("client-id", "").contains("global")) {
+                final Object value = m.getValue().metricValue();
+                if (value instanceof Number n && !Double.isNaN(n.doubleValue())) {
+                    lag += n.doubleValue();
+                }
+            }
+        }
+        return lag;
     }
 
     /** The underlying client, for metrics binding. */

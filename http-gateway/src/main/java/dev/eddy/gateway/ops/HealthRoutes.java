@@ -16,7 +16,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * {@code GET /_health}: 200 only when every part this process runs is ready (PostgreSQL answers for the
+ * {@code GET /_health/live}: 200 while the process serves HTTP. {@code GET /_health} and {@code /_health/ready}: 200 only
+ * when every part this process runs is ready (PostgreSQL answers for the
  * gateway, Kafka Streams is RUNNING for a streams instance), else 503 naming what is not.
  * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics.
  */
@@ -40,7 +41,9 @@ public final class HealthRoutes {
         // the HTTP ceiling the /decide benchmark compares against).
         router.get("/_health/live").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON)
                 .end(LIVE));
+        // Readiness: every part this process runs can serve (the same answer at both paths).
         router.get("/_health").handler(ctx -> health(ctx, runsStreams));
+        router.get("/_health/ready").handler(ctx -> health(ctx, runsStreams));
         router.get("/metrics").handler(this::metrics);
     }
 

@@ -1,0 +1,43 @@
+package dev.eddy.gateway.streams;
+
+import dev.eddy.stores.StoreNames;
+import dev.eddy.topology.StreamsApp;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+
+/**
+ * This instance's share of the work, for operators comparing instances: {@code eddy_streams_lag_records} (input
+ * records not yet read), {@code eddy_streams_rebalances_total}, and {@code eddy_store_entries{store}} (RocksDB's
+ * estimate of the keys in the store's partitions active here).
+ */
+public final class StreamsGauges {
+    /** The partitioned key-value stores worth watching; window stores and the small metadata stores are left out. */
+    private static final List<String> STORES = List.of(StoreNames.DISTINCT_IDS, StoreNames.PERSONS, StoreNames.GROUPS,
+            StoreNames.EVENT_TIMELINES, StoreNames.HOURLY_COUNTS, StoreNames.UNIQUE_MARKERS);
+
+    private StreamsGauges() {
+    }
+
+    public static void bind(final StreamsApp app, final MeterRegistry registry) {
+        Gauge.builder("eddy.streams.lag", app, StreamsApp::consumerLag).baseUnit("records")
+                .description("Input records this instance has yet to read on its assigned partitions").register(registry);
+        FunctionCounter.builder("eddy.streams.rebalances", app, StreamsApp::rebalances)
+                .description("Rebalances this instance went through").register(registry);
+        for (final String store : STORES) {
+            Gauge.builder("eddy.store.entries", app, a -> entries(a, store)).tag("store", store)
+                    .description("Estimated keys in this instance's active partitions of the store").register(registry);
+        }
+    }
+
+    private static double entries(final StreamsApp app, final String store) {
+        try {
+            return app.localStore(store, QueryableStoreTypes.keyValueStore()).map(s -> (double) s.approximateNumEntries()).orElse(Double.NaN);
+        } catch (final InvalidStateStoreException e) {
+            return Double.NaN;
+        }
+    }
+}
