@@ -25,3 +25,46 @@ wait_for_port() {
 # since MS: seconds elapsed since MS (from now_ms), one decimal, for the "ready in" messages.
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 since() { local d=$(( $(now_ms) - $1 )); printf '%d.%d s' $((d / 1000)) $((d % 1000 / 100)); }
+
+# ensure_jar: builds http-gateway/target/eddy.jar when it is missing or older than the sources; prints its path.
+ensure_jar() {
+  local jar="$EDDY_ROOT/http-gateway/target/eddy.jar"
+  if [ ! -f "$jar" ] || [ -n "$(cd "$EDDY_ROOT" && find pom.xml config state-stores streams-topology http-gateway \
+          \( -name pom.xml -o -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]; then
+    log "building eddy.jar (first time takes a few minutes: Maven downloads the dependencies)"
+    (cd "$EDDY_ROOT" && mvn -B -q --no-transfer-progress -DskipTests package) >&2
+  fi
+  echo "$jar"
+}
+
+# load_keys: the project key, personal key and internal secret of this machine's Eddy, generated once into
+# $EDDY_DATA/keys.env and kept, so every start prints the same keys and every local instance shares the secret.
+# Values already in the environment win over the kept ones.
+load_keys() {
+  local keys="$EDDY_DATA/keys.env"
+  rand() { LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c "$1"; }
+  (
+    umask 077
+    [ -f "$keys" ] || printf 'EDDY_BOOTSTRAP_PROJECT_TOKEN=phc_%s\nEDDY_BOOTSTRAP_PERSONAL_API_KEY=phx_%s\n' "$(rand 43)" "$(rand 47)" > "$keys"
+    # Added for instances started by scripts/scale (older key files lack it).
+    grep -q '^EDDY_HTTP_INTERNAL_SECRET=' "$keys" || printf 'EDDY_HTTP_INTERNAL_SECRET=%s\n' "$(rand 40)" >> "$keys"
+  )
+  local name value
+  while IFS='=' read -r name value; do
+    [ -n "${!name:-}" ] || export "$name=$value"
+  done < "$keys"
+}
+
+# local_infra: starts the local Kafka broker and PostgreSQL unless EDDY_KAFKA_BOOTSTRAP / EDDY_PG_URL point
+# elsewhere, and exports where they are.
+local_infra() {
+  if [ -z "${EDDY_KAFKA_BOOTSTRAP:-}" ]; then
+    "$EDDY_ROOT/scripts/kafka" start
+    export EDDY_KAFKA_BOOTSTRAP="127.0.0.1:${EDDY_KAFKA_PORT:-9092}"
+  fi
+  if [ -z "${EDDY_PG_URL:-}" ]; then
+    "$EDDY_ROOT/scripts/postgres" start
+    # The PostgreSQL script records the URL, user and password it set up (the port differs in embedded mode).
+    set -a; source "$EDDY_DATA/postgres.env"; set +a
+  fi
+}

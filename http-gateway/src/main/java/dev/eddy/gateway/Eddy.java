@@ -37,6 +37,7 @@ import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
+import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.streams.StreamsGauges;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.LocalStores;
@@ -190,11 +191,13 @@ public final class Eddy implements AutoCloseable {
                 ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret());
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 config.http().internalTimeout(), registry);
-        final InsightQueryService insightQueries = new InsightQueryService(vertx, () -> Optional.ofNullable(streams.get()), this::advertised,
-                internalSecret, config.insights().queryTimeout(), registry);
+        final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret, registry);
+        // Every role registers its partials: a streams-only instance answers them for the others.
+        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), registry);
+        final PersonsService persons = new PersonsService(scatter, reads);
         if (config.role().runsStreams()) {
             routes.add(reads::mount);
-            routes.add(insightQueries::mount);
+            routes.add(scatter::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
@@ -212,7 +215,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(new ProjectRoutes(projects)::mount);
             final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
             routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
-            routes.add(new PersonsRoutes(projects, new PersonsService(stores, reads))::mount);
+            routes.add(new PersonsRoutes(projects, persons)::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.
             routes.add(new InsightQueryRoutes(projects, insightQueries)::mount);
@@ -231,7 +234,7 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
-            final FlagsService evaluation = new FlagsService(stores, new PersonsService(stores, reads), flags,
+            final FlagsService evaluation = new FlagsService(stores, persons, flags,
                     new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
             final GeoIp geoIp = openGeoIp();
             closeables.add(geoIp);

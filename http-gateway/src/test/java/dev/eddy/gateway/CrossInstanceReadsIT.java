@@ -88,6 +88,15 @@ class CrossInstanceReadsIT {
             assertThat(persons.path("results").size()).as(user).isEqualTo(1);
             assertThat(persons.path("results").get(0).path("properties").path("plan").asText()).isEqualTo("pro");
         }
+        // The persons list counts every instance's persons once, and pages over all of them.
+        final JsonNode all = TestEddy.json(gateway.request(gateway.personalKey(), "GET", "/api/projects/1/persons/?limit=100", null));
+        final long everyone = all.path("count").asLong();
+        assertThat(everyone).isGreaterThanOrEqualTo(USERS);
+        assertThat(all.path("results").size()).isEqualTo((int) Math.min(100, everyone));
+        assertThat(all.findValuesAsText("uuid").stream().distinct().count()).isEqualTo(all.path("results").size());
+        final JsonNode page = TestEddy.json(gateway.request(gateway.personalKey(), "GET", "/api/projects/1/persons/?limit=5&offset=3", null));
+        assertThat(page.path("count").asLong()).isEqualTo(everyone);
+        assertThat(page.findValuesAsText("uuid")).containsExactlyElementsOf(all.findValuesAsText("uuid").subList(3, 8));
         final String metrics = gateway.get("/metrics", Map.of()).body();
         assertThat(metrics).containsPattern("eddy_iq_forward_seconds_count\\S* [1-9]");
         // Each instance reports its own share: rebalances it went through, the persons in its partitions, its lag.
@@ -138,12 +147,12 @@ class CrossInstanceReadsIT {
         assertThat(browsers.path(0).path("count").asInt() + browsers.path(1).path("count").asInt()).isEqualTo(24);
         final JsonNode all = insight("trend", "{\"events\":[{\"id\":\"" + run + "_signup\"}],\"date_from\":\"all\"}");
         assertThat(all.path(0).path("count").asInt()).as("date_from all starts at the earliest event of either instance").isEqualTo(24);
-        assertThat(gateway.get("/metrics", Map.of()).body()).containsPattern("eddy_insights_partial_seconds_count\\S* [1-9]");
+        assertThat(gateway.get("/metrics", Map.of()).body()).containsPattern("eddy_scatter_partial_seconds_count\\S* [1-9]");
     }
 
     @Test
     void theInsightsRouteNeedsTheSharedSecret() {
-        final java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(other.uri("/_internal/insights/trend"))
+        final java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(other.uri("/_internal/scatter/trend"))
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"scope\":{\"project_id\":1},\"partitions\":[0]}"))
                 .header(InternalSecret.HEADER, "wrong").build();
         assertThat(other.send(request).statusCode()).isEqualTo(401);

@@ -71,7 +71,7 @@ class InsightRebalanceIT {
                 assertThat(owners(first)).as("both instances own timeline partitions").hasSize(2);
                 assertThat(exactWithBoth).as("exact answers with the partitions on two instances").isEqualTo(3);
                 assertThat(first.get("/metrics", Map.of()).body()).as("partials were asked of the second instance")
-                        .containsPattern("eddy_insights_partial_seconds_count\\S* [1-9]");
+                        .containsPattern("eddy_scatter_partial_seconds_count\\S* [1-9]");
             }
         }
     }

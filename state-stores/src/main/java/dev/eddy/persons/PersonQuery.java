@@ -29,6 +29,14 @@ public record PersonQuery(Optional<String> search, int limit, int offset) {
     }
 
     public Page run(final Iterable<PersonState> persons) {
+        return page(top(persons));
+    }
+
+    /**
+     * Some of the persons' share of the answer: how many match, and the first {@code offset + limit} matches, newest
+     * first (no page can hold others). Shares of disjoint persons {@link #merge}; {@link #page} cuts the page.
+     */
+    public Page top(final Iterable<PersonState> persons) {
         final Optional<String> needle = search.map(String::trim).filter(s -> !s.isEmpty());
         final List<PersonState> matching = new ArrayList<>();
         for (final PersonState person : persons) {
@@ -37,9 +45,22 @@ public record PersonQuery(Optional<String> search, int limit, int offset) {
             }
         }
         matching.sort(NEWEST_FIRST);
-        final int from = Math.min(offset, matching.size());
-        final int to = (int) Math.min((long) from + limit, matching.size());
-        return new Page(matching.size(), List.copyOf(matching.subList(from, to)));
+        return new Page(matching.size(), List.copyOf(matching.subList(0, (int) Math.min((long) offset + limit, matching.size()))));
+    }
+
+    /** Two shares of disjoint persons as one: the counts add, the persons merge in order. */
+    public static Page merge(final Page a, final Page b) {
+        final List<PersonState> both = new ArrayList<>(a.results());
+        both.addAll(b.results());
+        both.sort(NEWEST_FIRST);
+        return new Page(a.count() + b.count(), List.copyOf(both));
+    }
+
+    /** This query's page of the whole: {@code limit} persons from {@code offset}. */
+    public Page page(final Page whole) {
+        final int from = Math.min(offset, whole.results().size());
+        final int to = (int) Math.min((long) from + limit, whole.results().size());
+        return new Page(whole.count(), List.copyOf(whole.results().subList(from, to)));
     }
 
     private static boolean matches(final PersonState person, final String needle) {

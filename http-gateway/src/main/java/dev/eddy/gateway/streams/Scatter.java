@@ -1,0 +1,255 @@
+package dev.eddy.gateway.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.serde.Json;
+import dev.eddy.topology.StreamsApp;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads that need every partition of a store: each streams instance is asked for a partial over exactly the
+ * partitions it runs as active in the current assignment (this one reads its own on a worker thread, the others
+ * answer {@value #ROUTE}, authenticated by the deployment's internal secret), and the partials are merged.
+ *
+ * <p>Every partition is read exactly once or the attempt fails: the owners come from one assignment, and an instance
+ * refuses a partition it no longer runs. A failed attempt (rebalance, restoring store, unreachable instance) is
+ * retried every {@value #RETRY_DELAY_MS} ms until the {@link QueryControl}'s deadline, then answered 503: never a
+ * partial sum.
+ */
+public final class Scatter {
+    /** Where instances ask each other for partials. */
+    public static final String ROUTE = "/_internal/scatter/:kind";
+    private static final Logger LOG = LoggerFactory.getLogger(Scatter.class);
+    private static final long RETRY_DELAY_MS = 200;
+    private static final int RETRY_AFTER_SECONDS = 1;
+    private static final int MAX_REQUEST_BYTES = 2 * 1024 * 1024;
+
+    /**
+     * One kind of partial: how an instance reads its partitions, and how partials travel and merge.
+     *
+     * @param <P> the partial
+     */
+    public interface Part<P> {
+        /** The partitioned store whose partitions are split among the instances. */
+        String store();
+
+        /**
+         * Reads this instance's {@code partitions} (on a worker thread; blocking reads are fine).
+         *
+         * @throws InvalidStateStoreException when a partition is not (or no longer) active here
+         */
+        P read(StreamsApp app, List<Integer> partitions, JsonNode request, QueryControl control);
+
+        byte[] encode(P partial);
+
+        P decode(JsonNode request, byte[] bytes);
+
+        P merge(P into, P other);
+    }
+
+    private final Vertx vertx;
+    private final Supplier<Optional<StreamsApp>> streams;
+    private final Supplier<String> self;
+    private final InternalSecret secret;
+    private final HttpClient client;
+    private final MeterRegistry registry;
+    private final Map<String, Part<?>> parts = new ConcurrentHashMap<>();
+
+    /**
+     * @param streams the streams instance in this process, once started, if its role runs one
+     * @param self    this instance's advertised {@code host:port}
+     */
+    public Scatter(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
+                   final InternalSecret secret, final MeterRegistry registry) {
+        this.vertx = vertx;
+        this.streams = streams;
+        this.self = self;
+        this.secret = secret;
+        this.registry = registry;
+        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
+    }
+
+    /** Makes a kind of partial known to this instance, both to ask for it and to answer it. */
+    public void register(final String kind, final Part<?> part) {
+        if (parts.putIfAbsent(kind, part) != null) {
+            throw new IllegalStateException("partial kind " + kind + " is registered twice");
+        }
+    }
+
+    /** The whole: every instance's partial of {@code kind} for {@code request}, merged. */
+    @SuppressWarnings("unchecked")
+    public <P> Future<P> gather(final String kind, final JsonNode request, final QueryControl control) {
+        final Part<P> part = (Part<P>) parts.get(kind);
+        if (part == null) {
+            throw new IllegalArgumentException("unknown partial kind " + kind);
+        }
+        return attempt(kind, part, request, control).recover(e -> {
+            if (!(e instanceof ApiError error) || error.status() != 503) {
+                return Future.failedFuture(e);
+            }
+            if (control.remaining().toMillis() <= RETRY_DELAY_MS) {
+                LOG.info("a {} read gave up within its deadline: {}", kind, error.getMessage());
+                return Future.failedFuture(e);
+            }
+            final Promise<P> retried = Promise.promise();
+            vertx.setTimer(RETRY_DELAY_MS, t -> this.<P>gather(kind, request, control).onComplete(retried));
+            return retried.future();
+        });
+    }
+
+    private <P> Future<P> attempt(final String kind, final Part<P> part, final JsonNode request, final QueryControl control) {
+        final StreamsApp app;
+        final Map<HostInfo, List<Integer>> owners;
+        try {
+            control.check();
+            app = streams.get().orElseThrow(() -> ApiError.unavailable("no_streams_instance",
+                    "This process runs no streams instance to answer queries.", RETRY_AFTER_SECONDS));
+            owners = app.partitionsByOwner(part.store()).orElseThrow(Scatter::rebalancing);
+        } catch (final ApiError e) {
+            return Future.failedFuture(e);
+        }
+        final List<Future<P>> partials = new ArrayList<>();
+        owners.forEach((host, partitions) -> partials.add((host.host() + ":" + host.port()).equals(self.get())
+                ? vertx.executeBlocking(() -> readLocal(part, app, partitions, request, control), false)
+                : remote(kind, host, request, partitions, control).map(bytes -> part.decode(request, bytes))));
+        return Future.all(partials).map(all -> {
+            P whole = null;
+            for (int i = 0; i < all.size(); i++) {
+                final P partial = all.resultAt(i);
+                whole = whole == null ? partial : part.merge(whole, partial);
+            }
+            return whole;
+        });
+    }
+
+    private static <P> P readLocal(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
+                                   final QueryControl control) {
+        try {
+            return part.read(app, partitions, request, control);
+        } catch (final InvalidStateStoreException e) {
+            // A partition moved away (rebalance) or is restoring.
+            throw rebalancing();
+        }
+    }
+
+    /** One partition of a store, if this instance runs it as active (for {@link Part#read}). */
+    public static <K, V> ReadOnlyKeyValueStore<K, V> partition(final StreamsApp app, final String store, final int partition) {
+        return app.<ReadOnlyKeyValueStore<K, V>>partitionStore(store, QueryableStoreTypes.keyValueStore(), partition)
+                .orElseThrow(Scatter::rebalancing);
+    }
+
+    /** A global store, which every instance holds whole (for {@link Part#read}). */
+    public static <K, V> ReadOnlyKeyValueStore<K, V> global(final StreamsApp app, final String store) {
+        return app.<ReadOnlyKeyValueStore<K, V>>localStore(store, QueryableStoreTypes.keyValueStore()).orElseThrow(Scatter::rebalancing);
+    }
+
+    /** Asks another instance for the partial of its partitions. */
+    private Future<byte[]> remote(final String kind, final HostInfo host, final JsonNode request, final List<Integer> partitions,
+                                  final QueryControl control) {
+        final ObjectNode body = Json.mapper().createObjectNode();
+        body.set("request", request);
+        partitions.forEach(body.putArray("partitions")::add);
+        body.put("timeout_ms", Math.max(1, control.remaining().toMillis()));
+        final Timer.Sample sample = Timer.start();
+        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.POST).setHost(host.host()).setPort(host.port())
+                        .setURI("/_internal/scatter/" + kind).setIdleTimeout(Math.max(1, control.remaining().toMillis()))
+                        .putHeader("Content-Type", "application/json")))
+                .compose(req -> req.send(Buffer.buffer(body.toString())))
+                .compose(response -> response.body().map(answer -> {
+                    if (response.statusCode() == 200) {
+                        return answer.getBytes();
+                    }
+                    throw remoteError(host, response.statusCode(), answer);
+                }))
+                .recover(e -> {
+                    if (e instanceof ApiError) {
+                        return Future.failedFuture(e);
+                    }
+                    if (control.remaining().isNegative()) {
+                        return Future.failedFuture(ApiError.timeout("The query did not finish within its time limit."));
+                    }
+                    return Future.failedFuture(ApiError.unavailable("instance_unreachable",
+                            "The instance holding part of the data (" + host + ") did not answer; retry shortly.", RETRY_AFTER_SECONDS));
+                })
+                .onComplete(done -> sample.stop(Timer.builder("eddy.scatter.partial").tag("kind", kind)
+                        .description("Partials asked of other instances").publishPercentiles(0.5, 0.99).register(registry)));
+    }
+
+    private static ApiError remoteError(final HostInfo host, final int status, final Buffer answer) {
+        return switch (status) {
+            // Rebalancing, restoring, or no longer running those partitions: retried.
+            case 503 -> rebalancing();
+            case 504 -> ApiError.timeout("The query did not finish within its time limit.");
+            case 409 -> ApiError.cancelled("The calculation was cancelled.");
+            default -> {
+                LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
+                yield ApiError.internal();
+            }
+        };
+    }
+
+    /** Mounts {@value #ROUTE}, where this instance answers partials of its own partitions for the others. */
+    public void mount(final Router router) {
+        router.post(ROUTE).handler(BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BYTES)).handler(this::serve);
+    }
+
+    private void serve(final RoutingContext ctx) {
+        secret.require(ctx);
+        final Part<?> part = parts.get(ctx.pathParam("kind"));
+        if (part == null) {
+            throw ApiError.notFound("No such partial.");
+        }
+        final JsonNode body;
+        try {
+            body = Json.mapper().readTree(ctx.body().buffer().getBytes());
+        } catch (final IOException | RuntimeException e) {
+            throw ApiError.badRequest("invalid_input", "The body must be a partial request.", null);
+        }
+        final List<Integer> partitions = new ArrayList<>();
+        body.path("partitions").forEach(p -> partitions.add(p.asInt()));
+        final QueryControl control = QueryControl.within(Duration.ofMillis(Math.max(1, body.path("timeout_ms").asLong(1))));
+        final StreamsApp app = streams.get().orElseThrow(Scatter::rebalancing);
+        serve(ctx, part, app, body.path("request"), partitions, control);
+    }
+
+    private <P> void serve(final RoutingContext ctx, final Part<P> part, final StreamsApp app, final JsonNode request,
+                           final List<Integer> partitions, final QueryControl control) {
+        vertx.executeBlocking(() -> part.encode(readLocal(part, app, partitions, request, control)), false)
+                .onSuccess(bytes -> ctx.response().putHeader("Content-Type", "application/octet-stream").end(Buffer.buffer(bytes)))
+                .onFailure(ctx::fail);
+    }
+
+    /** The answer while partitions move: retry. */
+    public static ApiError rebalancing() {
+        return ApiError.unavailable("store_not_ready", "The stores are being restored or rebalanced; retry shortly.", RETRY_AFTER_SECONDS);
+    }
+}
