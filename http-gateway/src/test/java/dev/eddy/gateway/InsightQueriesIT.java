@@ -112,6 +112,15 @@ class InsightQueriesIT extends EddyIT {
         assertThat(eddy.request(eddy.personalKey(), "POST", "/api/projects/999/insights/trend/", "{\"events\":[{\"id\":\"x\"}]}")
                 .statusCode()).isEqualTo(404);
         assertThat(eddy.request(null, "POST", "/api/projects/1/insights/trend/", "{}").statusCode()).isEqualTo(401);
+        // Hourly over ten years: too many intervals to hold, refused before anything is read.
+        final HttpResponse<String> huge = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"events\":[{\"id\":\"$pageview\"}],\"interval\":\"hour\",\"date_from\":\"2010-01-01\",\"date_to\":\"2020-01-01\"}");
+        assertThat(huge.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(huge).get("detail").asText()).contains("coarser interval");
+        final HttpResponse<String> ancient = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/",
+                "{\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}],\"funnel_viz_type\":\"trends\","
+                        + "\"interval\":\"hour\",\"date_from\":\"1900-01-01\"}");
+        assertThat(ancient.statusCode()).isEqualTo(400);
     }
 
     @Test

@@ -32,6 +32,29 @@ import java.util.function.Supplier;
  * @param to   last instant included
  */
 public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval, DayOfWeek weekStart) {
+    /** The most buckets one range may have (over five years by hour, 136 years by day). */
+    public static final long MAX_BUCKETS = 50_000;
+
+    /**
+     * @throws IllegalArgumentException when the range ends before it starts, or has more than {@link #MAX_BUCKETS}
+     *                                  buckets of its interval
+     */
+    public DateRange {
+        if (to.isBefore(from)) {
+            throw new IllegalArgumentException("date_to is before date_from");
+        }
+        final long count = switch (interval) {
+            case HOUR -> ChronoUnit.HOURS.between(from, to);
+            case DAY -> ChronoUnit.DAYS.between(from, to);
+            case WEEK -> ChronoUnit.WEEKS.between(from, to);
+            case MONTH -> ChronoUnit.MONTHS.between(from, to);
+        };
+        if (count > MAX_BUCKETS) {
+            throw new IllegalArgumentException("The date range spans " + count + " " + interval.name().toLowerCase(java.util.Locale.ROOT)
+                    + "s; at most " + MAX_BUCKETS + " intervals fit in one query: choose a coarser interval or a shorter range.");
+        }
+    }
+
     /** Without {@code date_from}, PostHog looks this many days back. */
     public static final int DEFAULT_DAYS = 7;
     private static final long LAST_NANO = 999_999_000L;
@@ -46,11 +69,6 @@ public record DateRange(ZonedDateTime from, ZonedDateTime to, Interval interval,
     private static final DateTimeFormatter DAY_MONTH = DateTimeFormatter.ofPattern("d-MMM", Locale.ENGLISH);
     private static final DateTimeFormatter DAY_OF_MONTH_MONTH = DateTimeFormatter.ofPattern("d MMM", Locale.ENGLISH);
 
-    public DateRange {
-        if (to.isBefore(from)) {
-            throw new IllegalArgumentException("date_to is before date_from");
-        }
-    }
 
     /**
      * @param dateFrom the query's {@code date_from}, if any

@@ -23,6 +23,8 @@ public final class SeriesPartial {
     private final TrendMath math;
     private final DateRange range;
     private final List<ZonedDateTime> buckets;
+    /** At most this many cells (breakdown values × buckets) in one partial: about 40 MB of references. */
+    static final long MAX_CELLS = 10_000_000;
     private final Map<String, Cell[]> cells = new HashMap<>();
     private final Map<Long, Integer> hourBuckets = new HashMap<>();
 
@@ -49,6 +51,9 @@ public final class SeriesPartial {
         }
 
         void merge(final Cell other) {
+            if (other == null) {
+                return;
+            }
             events += other.events;
             for (int i = 0; i < other.valueCount; i++) {
                 addValue(other.values[i]);
@@ -127,7 +132,7 @@ public final class SeriesPartial {
         }
         final int bucket = bucketOfHour(epochHour);
         if (bucket >= 0) {
-            cells.computeIfAbsent("", k -> newCells())[bucket].events += count;
+            cell(cells.computeIfAbsent("", k -> newCells()), bucket).events += count;
         }
     }
 
@@ -153,7 +158,7 @@ public final class SeriesPartial {
     }
 
     private void addTo(final TrendEvent event, final int bucket) {
-        final Cell cell = cells.computeIfAbsent(event.breakdown(), k -> newCells())[bucket];
+        final Cell cell = cell(cells.computeIfAbsent(event.breakdown(), k -> newCells()), bucket);
         cell.events++;
         if (math.distinctActors()) {
             if (cell.actors == null) {
@@ -166,12 +171,27 @@ public final class SeriesPartial {
         }
     }
 
+    /**
+     * A new breakdown value's row. Cells are made when first written (a row of a sparse breakdown value costs its
+     * references only), and the rows of one partial are bounded: a query whose breakdown values times buckets pass
+     * {@link #MAX_CELLS} is refused rather than exhausting memory.
+     */
     private Cell[] newCells() {
-        final Cell[] row = new Cell[buckets.size()];
-        for (int i = 0; i < row.length; i++) {
-            row[i] = new Cell();
+        if ((long) (cells.size() + 1) * buckets.size() > MAX_CELLS) {
+            throw new IllegalArgumentException("The query has too many breakdown values for " + buckets.size() + " intervals (more than "
+                    + MAX_CELLS + " cells): narrow the date range, choose a coarser interval or break down by a property with fewer values.");
         }
-        return row;
+        return new Cell[buckets.size()];
+    }
+
+    /** The row's cell of a bucket, made on first use. */
+    private static Cell cell(final Cell[] row, final int bucket) {
+        Cell cell = row[bucket];
+        if (cell == null) {
+            cell = new Cell();
+            row[bucket] = cell;
+        }
+        return cell;
     }
 
     /** Adds another partial of the same series and range into this one. */
@@ -182,7 +202,9 @@ public final class SeriesPartial {
         other.cells.forEach((breakdown, row) -> {
             final Cell[] mine = cells.computeIfAbsent(breakdown, k -> newCells());
             for (int i = 0; i < row.length; i++) {
-                mine[i].merge(row[i]);
+                if (row[i] != null) {
+                    cell(mine, i).merge(row[i]);
+                }
             }
         });
         return this;
@@ -196,7 +218,8 @@ public final class SeriesPartial {
         out.writeInt(cells.size());
         for (final Map.Entry<String, Cell[]> row : cells.entrySet()) {
             out.writeUTF(row.getKey());
-            for (final Cell cell : row.getValue()) {
+            for (final Cell stored : row.getValue()) {
+                final Cell cell = stored == null ? new Cell() : stored;
                 out.writeLong(cell.events);
                 out.writeInt(cell.valueCount);
                 for (int i = 0; i < cell.valueCount; i++) {
@@ -217,7 +240,7 @@ public final class SeriesPartial {
         final int rows = in.readInt();
         for (int r = 0; r < rows; r++) {
             final Cell[] mine = cells.computeIfAbsent(in.readUTF(), k -> newCells());
-            for (final Cell target : mine) {
+            for (int b = 0; b < mine.length; b++) {
                 final Cell cell = new Cell();
                 cell.events = in.readLong();
                 final int values = in.readInt();
@@ -231,7 +254,9 @@ public final class SeriesPartial {
                         cell.actors.add(dev.eddy.serde.Binary.readId(in));
                     }
                 }
-                target.merge(cell);
+                if (cell.events > 0 || cell.valueCount > 0 || cell.actors != null) {
+                    cell(mine, b).merge(cell);
+                }
             }
         }
     }
@@ -246,6 +271,9 @@ public final class SeriesPartial {
 
     /** The math's value of one cell: 0 for a bucket without events, as in PostHog. */
     double value(final Cell cell) {
+        if (cell == null) {
+            return 0;
+        }
         return switch (math) {
             case TOTAL -> cell.events;
             case DAU, WEEKLY_ACTIVE, MONTHLY_ACTIVE, UNIQUE_GROUP -> cell.actors == null ? 0 : cell.actors.size();
@@ -277,7 +305,7 @@ public final class SeriesPartial {
             final Set<String> seen = new HashSet<>();
             final long[] counts = new long[row.length];
             for (int i = 0; i < row.length; i++) {
-                if (row[i].actors != null) {
+                if (row[i] != null && row[i].actors != null) {
                     for (final String actor : row[i].actors) {
                         if (seen.add(actor)) {
                             counts[i]++;

@@ -143,6 +143,34 @@ class TrendQueryTest {
         assertThat(ratio.findValues("aggregated_value").stream().map(JsonNode::asDouble)).containsExactly(1.0, 1.0, 0.5, 0.5);
     }
 
+    /** Queries too large to hold are refused with a message saying what to change, not answered out of memory. */
+    @Test
+    void oversizedQueriesAreRefused() {
+        assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"interval\":\"hour\",\"date_from\":\"2010-01-01\",\"date_to\":\"2020-01-01\"}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("coarser interval");
+        // About 5.7 years by hour (49,680 intervals) broken down by 202 values: more than 10M cells.
+        final TrendQuery trend = TrendQuery.parse(read("{\"events\":[{\"id\":\"a\"}],\"interval\":\"hour\",\"breakdown\":\"v\","
+                + "\"date_from\":\"2014-05-01\",\"date_to\":\"2020-01-01\"}"), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
+        final TrendQuery.Partial partial = trend.partial();
+        final PropertyLookup none = new PropertyLookup() {
+            @Override
+            public ObjectNode person(final String personUuid) {
+                return Json.mapper().createObjectNode();
+            }
+
+            @Override
+            public ObjectNode group(final int typeIndex, final String groupKey) {
+                return Json.mapper().createObjectNode();
+            }
+        };
+        assertThatThrownBy(() -> {
+            for (int i = 0; i < 300; i++) {
+                trend.add(partial, "p", new TimelineEvent(Instant.parse("2019-01-01T00:00:00Z").toEpochMilli() * 1000, UUID.randomUUID(), "a", "d",
+                        Map.of(), ("{\"v\":" + i + "}").getBytes(StandardCharsets.UTF_8)), none, NOW);
+            }
+        }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too many breakdown values");
+    }
+
     /** Counting trends are answered from hourly counts exactly as from the events; others are not answerable so. */
     @Test
     void hourlyCountsAnswerUnfilteredCountingTrends() {

@@ -210,11 +210,21 @@ public final class Scatter {
             case 503 -> rebalancing();
             case 504 -> ApiError.timeout("The query did not finish within its time limit.");
             case 409 -> ApiError.cancelled("The calculation was cancelled.");
+            // The other instance refused the request itself (a query too large to hold): the same refusal here.
+            case 400 -> ApiError.badRequest("invalid_input", detail(answer), null);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
                 yield ApiError.internal();
             }
         };
+    }
+
+    private static String detail(final Buffer answer) {
+        try {
+            return Json.mapper().readTree(answer.getBytes()).path("detail").asText("The request was refused.");
+        } catch (final IOException e) {
+            return "The request was refused.";
+        }
     }
 
     /** Mounts {@value #ROUTE}, where this instance answers partials of its own partitions for the others. */

@@ -352,7 +352,9 @@ public final class InsightQueryService {
             @Override
             public P read(final StreamsApp app, final List<Integer> partitions, final JsonNode json, final QueryControl control) {
                 final Request request = Request.of(json);
-                return InsightQueryService.read(engine, parsed(() -> engine.parse(request, request.earliest())), request, app, partitions, control);
+                final Q query = parsed(() -> engine.parse(request, request.earliest()));
+                // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
+                return parsed(() -> InsightQueryService.read(engine, query, request, app, partitions, control));
             }
 
             @Override
@@ -368,7 +370,7 @@ public final class InsightQueryService {
 
             @Override
             public P merge(final P into, final P other) {
-                return engine.merge(into, other);
+                return parsed(() -> engine.merge(into, other));
             }
         };
     }
