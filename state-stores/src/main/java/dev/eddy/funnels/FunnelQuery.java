@@ -42,6 +42,8 @@ import java.util.function.Supplier;
 public final class FunnelQuery {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final long DEFAULT_WINDOW_DAYS = 14;
+    /** The most steps one funnel may have (steps are indexed in 2 bytes in partials; far more than any funnel needs). */
+    static final int MAX_STEPS = 100;
     /** PostHog reads at most this many rows of a broken-down funnel trend. */
     private static final int TRENDS_MAX_ROWS = 1_000;
 
@@ -117,6 +119,9 @@ public final class FunnelQuery {
         });
         if (entities.size() < 2) {
             throw new IllegalArgumentException("Funnels require at least two steps.");
+        }
+        if (entities.size() > MAX_STEPS) {
+            throw new IllegalArgumentException("Funnels have at most " + MAX_STEPS + " steps, got " + entities.size() + ".");
         }
         entities.sort(Comparator.comparingInt(e -> e.path("order").asInt(-1)));
         final List<Step> steps = new ArrayList<>();

@@ -33,6 +33,8 @@ public final class TrendQuery {
     private static final Set<String> TOTAL_VALUE_DISPLAYS = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap",
             "ActionsTable", "CalendarHeatmap");
     private static final int DEFAULT_BREAKDOWN_LIMIT = 25;
+    /** The most series one trend may have (a formula's letters reach Z; queries past that are not dashboards). */
+    static final int MAX_SERIES = 100;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /**
@@ -107,6 +109,9 @@ public final class TrendQuery {
         }
         if (entities.isEmpty()) {
             throw new IllegalArgumentException("a trend needs at least one entry in events");
+        }
+        if (entities.size() > MAX_SERIES) {
+            throw new IllegalArgumentException("a trend has at most " + MAX_SERIES + " series, got " + entities.size());
         }
         // PostHog orders series by their `order`, entries without one first.
         entities.sort(Comparator.comparingInt(e -> e.path("order").asInt(-1)));

@@ -48,6 +48,15 @@ class FunnelQueryTest {
         assertThatThrownBy(() -> run(STEPS.replace("time_to_convert", "lifecycle") + "}")).hasMessageContaining("funnel_viz_type");
     }
 
+    @Test
+    void aFunnelHasAtMostAHundredSteps() {
+        final StringBuilder steps = new StringBuilder("{\"events\":[");
+        for (int i = 0; i <= FunnelQuery.MAX_STEPS; i++) {
+            steps.append(i == 0 ? "" : ",").append("{\"id\":\"s").append(i).append("\",\"order\":").append(i).append('}');
+        }
+        assertThatThrownBy(() -> run(steps.append("]}").toString())).hasMessage("Funnels have at most 100 steps, got 101.");
+    }
+
     private static JsonNode run(final String json) {
         final JsonNode query;
         try {

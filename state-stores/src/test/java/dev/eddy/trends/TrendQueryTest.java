@@ -124,6 +124,11 @@ class TrendQueryTest {
         assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"date_from\":\"2020-99-99\"}")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\"}],\"formula\":\"A+C\"}")).hasMessageContaining("series C");
         assertThatThrownBy(() -> run("{\"events\":\"a\"}")).hasMessageContaining("list");
+        final StringBuilder many = new StringBuilder("{\"events\":[");
+        for (int i = 0; i <= TrendQuery.MAX_SERIES; i++) {
+            many.append(i == 0 ? "" : ",").append("{\"id\":\"e").append(i).append("\"}");
+        }
+        assertThatThrownBy(() -> run(many.append("]}").toString())).hasMessageContaining("at most 100 series");
     }
 
     /** A formula with a breakdown: one item per value, a series without the value as zeros, ranked as PostHog. */
