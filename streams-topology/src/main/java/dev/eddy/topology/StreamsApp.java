@@ -108,6 +108,15 @@ public final class StreamsApp implements AutoCloseable {
         return state.get() == KafkaStreams.State.RUNNING;
     }
 
+    /**
+     * Whether stores can be read: RUNNING, or REBALANCING (while partitions move, the ones that stay keep serving:
+     * Kafka Streams hands out only stores of tasks that are running here, and refuses the others).
+     */
+    public boolean isQueryable() {
+        final KafkaStreams.State current = state.get();
+        return current == KafkaStreams.State.RUNNING || current == KafkaStreams.State.REBALANCING;
+    }
+
     public KafkaStreams.State state() {
         return state.get();
     }
@@ -142,9 +151,9 @@ public final class StreamsApp implements AutoCloseable {
         return streams;
     }
 
-    /** A read-only view over every partition of {@code storeName} this instance hosts; empty until RUNNING. */
+    /** A read-only view over every partition of {@code storeName} this instance hosts; empty unless {@link #isQueryable}. */
     public <T> Optional<T> localStore(final String storeName, final QueryableStoreType<T> type) {
-        if (!isRunning()) {
+        if (!isQueryable()) {
             return Optional.empty();
         }
         return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type)));
@@ -152,10 +161,10 @@ public final class StreamsApp implements AutoCloseable {
 
     /**
      * The one partition of {@code storeName} that holds a key, if this instance hosts it as active: a point read
-     * then touches one RocksDB instance instead of probing every local partition. Empty until RUNNING.
+     * then touches one RocksDB instance instead of probing every local partition. Empty unless {@link #isQueryable}.
      */
     public <T> Optional<T> partitionStore(final String storeName, final QueryableStoreType<T> type, final int partition) {
-        if (!isRunning()) {
+        if (!isQueryable()) {
             return Optional.empty();
         }
         return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition)));
@@ -177,7 +186,7 @@ public final class StreamsApp implements AutoCloseable {
      * store read it routes. Each new table is checked against it once.
      */
     public Optional<Owner> ownerOf(final String storeName, final String routingKey) {
-        if (!isRunning()) {
+        if (!isQueryable()) {
             return Optional.empty();
         }
         final byte[] key = routingKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -213,7 +222,7 @@ public final class StreamsApp implements AutoCloseable {
      * for exactly its partitions, so no partition is read twice or missed.
      */
     public Optional<Map<HostInfo, java.util.List<Integer>>> partitionsByOwner(final String storeName) {
-        if (!isRunning()) {
+        if (!isQueryable()) {
             return Optional.empty();
         }
         Routing cached = routing.get(storeName);

@@ -35,6 +35,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * {@code errorsWhileComputingFlags}.
  */
 public final class FlagsService {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FlagsService.class);
     private static final StringSerializer KEYS = new StringSerializer();
 
     /**
@@ -131,7 +132,10 @@ public final class FlagsService {
         return definitions(request.projectId()).compose(flags -> {
             final Future<PersonRead> person = flags.needsPerson()
                     ? persons.byDistinctId(request.projectId(), request.token(), request.distinctId())
-                            .map(p -> new PersonRead(true, p)).otherwise(PersonRead.UNREADABLE)
+                            .map(p -> new PersonRead(true, p)).otherwise(e -> {
+                                LOG.debug("person of {} unreadable for /decide: {}", request.distinctId(), e.getMessage());
+                                return PersonRead.UNREADABLE;
+                            })
                     : Future.succeededFuture(PersonRead.NOT_NEEDED);
             return person.compose(read -> continuityKeys(request, flags.continuity(), read)
                     .compose(overrides -> groupTypes(request.projectId())

@@ -128,7 +128,7 @@ public final class KeyReads {
     private StreamsApp running() {
         final StreamsApp app = streams.get().orElseThrow(() -> ApiError.unavailable("no_streams_instance",
                 "This process runs no streams instance to answer queries.", RETRY_AFTER_SECONDS));
-        if (!app.isRunning()) {
+        if (!app.isQueryable()) {
             throw notReady();
         }
         return app;

@@ -61,7 +61,7 @@ public final class LocalStores {
                     "This process runs no streams instance to answer queries.", RETRY_AFTER_SECONDS));
         }
         final StreamsApp app = local.get();
-        if (!app.isRunning()) {
+        if (!app.isQueryable()) {
             return Future.failedFuture(notReady());
         }
         for (final String storeName : partitioned) {
