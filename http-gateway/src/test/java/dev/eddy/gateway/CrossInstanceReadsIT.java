@@ -182,6 +182,10 @@ class CrossInstanceReadsIT {
         assertThat(other.get(path, Map.of(InternalSecret.HEADER, "not-the-secret-at-all")).statusCode()).isEqualTo(401);
         assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", Map.of(InternalSecret.HEADER, SECRET))
                 .statusCode()).as("only the persons' stores are readable").isEqualTo(404);
+        // As a standby: the instance's own copy of a partition (with one standby replica, two instances hold every one).
+        assertThat(other.get(path + "&stale_partition=0", Map.of(InternalSecret.HEADER, SECRET)).statusCode()).isEqualTo(404);
+        assertThat(other.get(path + "&stale_partition=zero", Map.of(InternalSecret.HEADER, SECRET)).statusCode()).isEqualTo(400);
+        assertThat(other.get(path + "&stale_partition=0", Map.of()).statusCode()).isEqualTo(401);
     }
 
     private static JsonNode decide(final String user) {

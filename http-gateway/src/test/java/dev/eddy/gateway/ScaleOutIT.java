@@ -111,6 +111,9 @@ class ScaleOutIT {
                 assertThat(persons.path(0).path("aggregated_value").asInt()).isEqualTo(expected.size());
                 assertThat(decides.get()).isGreaterThan(20);
                 assertThat(failedDecides.get()).as("failed /decide requests of " + decides.get()).isZero();
+                // While a partition moves, its standby copy answers: few answers lack the person's flags (44-68% did
+                // before standby reads, 4% after, on the development machine).
+                assertThat(partialDecides.get()).as("/decide answers without the person's flags").isLessThan(decides.get() / 4);
                 assertThat(joining.get("/_health/ready", Map.of()).statusCode()).isEqualTo(200);
                 System.out.printf("scale-out: %d events acknowledged (%d refused), %d /decide answered (%d without the person's flags)%n",
                         sent, refusedCaptures.get(), decides.get(), partialDecides.get());

@@ -170,6 +170,33 @@ public final class StreamsApp implements AutoCloseable {
         return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition)));
     }
 
+    /**
+     * The partition of {@code storeName} holding a key as this instance keeps it, active or standby (a standby copy
+     * may lag the active one by up to a commit interval, more while it catches up). Empty unless {@link #isQueryable}.
+     */
+    public <T> Optional<T> staleStore(final String storeName, final QueryableStoreType<T> type, final int partition) {
+        if (!isQueryable()) {
+            return Optional.empty();
+        }
+        return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition).enableStaleStores()));
+    }
+
+    /** Where copies of a key's partition are kept besides the active one: the standby hosts and the partition. */
+    public record Standbys(java.util.Set<HostInfo> hosts, int partition) {
+    }
+
+    /** The standby copies of {@code routingKey}'s partition of {@code storeName}; empty while unknown. */
+    public Optional<Standbys> standbysOf(final String storeName, final String routingKey) {
+        if (!isQueryable()) {
+            return Optional.empty();
+        }
+        final KeyQueryMetadata meta = streams.queryMetadataForKey(storeName, routingKey, KEYS);
+        if (meta == null || KeyQueryMetadata.NOT_AVAILABLE.equals(meta) || meta.standbyHosts().isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Standbys(meta.standbyHosts(), meta.partition()));
+    }
+
     /** Every instance that hosts a partition of {@code storeName}, this one included. */
     public Collection<StreamsMetadata> instancesWith(final String storeName) {
         return streams.streamsMetadataForStore(storeName);

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -66,6 +67,7 @@ public final class KeyReads {
     private final Duration timeout;
     private final HttpClient client;
     private final Timer forwarded;
+    private final io.micrometer.core.instrument.Counter standbyReads;
 
     /**
      * @param streams the streams instance in this process, once started, if its role runs one
@@ -80,6 +82,8 @@ public final class KeyReads {
         this.timeout = timeout;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
                 new PoolOptions().setHttp1MaxSize(16));
+        this.standbyReads = io.micrometer.core.instrument.Counter.builder("eddy.iq.standby.reads")
+                .description("Keyed reads answered by a standby copy while the active one could not answer").register(registry);
         this.forwarded = Timer.builder("eddy.iq.forward").description("Store reads forwarded to the instance that owns the key")
                 .publishPercentiles(0.5, 0.99).register(registry);
     }
@@ -99,14 +103,57 @@ public final class KeyReads {
             return Future.failedFuture(e);
         }
         final String address = owner.host().host() + ":" + owner.host().port();
+        final Future<Optional<V>> active;
         if (address.equals(self.get())) {
+            Future<Optional<V>> local;
             try {
-                return Future.succeededFuture(readLocal(app, store, owner.partition(), key));
+                local = Future.succeededFuture(readLocal(app, store, owner.partition(), key));
             } catch (final ApiError e) {
-                return Future.failedFuture(e);
+                local = Future.failedFuture(e);
+            }
+            active = local;
+        } else {
+            active = forward(owner.host(), store, routingKey, key, -1);
+        }
+        // While the active copy cannot answer (its partition moving, its instance gone), a standby copy can.
+        return active.recover(e -> e instanceof ApiError error && error.status() == 503 ? standby(app, store, routingKey, key, error)
+                : Future.failedFuture(e));
+    }
+
+    /** The key from a standby copy of its partition (here, or on another instance), or the active copy's error. */
+    private <V> Future<Optional<V>> standby(final StreamsApp app, final Readable<V> store, final String routingKey, final String key,
+                                           final ApiError activeError) {
+        final Optional<StreamsApp.Standbys> standbys;
+        try {
+            standbys = app.standbysOf(store.name(), routingKey);
+        } catch (final RuntimeException e) {
+            return Future.failedFuture(activeError);
+        }
+        if (standbys.isEmpty()) {
+            return Future.failedFuture(activeError);
+        }
+        for (final HostInfo host : standbys.get().hosts()) {
+            if ((host.host() + ":" + host.port()).equals(self.get())) {
+                try {
+                    return Future.succeededFuture(readStale(app, store, standbys.get().partition(), key));
+                } catch (final ApiError e) {
+                    return Future.failedFuture(activeError);
+                }
             }
         }
-        return forward(owner, store, routingKey, key);
+        final HostInfo other = standbys.get().hosts().iterator().next();
+        standbyReads.increment();
+        return forward(other, store, routingKey, key, standbys.get().partition()).recover(e -> Future.failedFuture(activeError));
+    }
+
+    private static <V> Optional<V> readStale(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
+        try {
+            final ReadOnlyKeyValueStore<String, V> local = app.staleStore(store.name(),
+                    QueryableStoreTypes.<String, V>keyValueStore(), partition).orElseThrow(KeyReads::notReady);
+            return Optional.ofNullable(local.get(key));
+        } catch (final InvalidStateStoreException e) {
+            throw notReady();
+        }
     }
 
     /**
@@ -149,16 +196,18 @@ public final class KeyReads {
         }
     }
 
-    private <V> Future<Optional<V>> forward(final StreamsApp.Owner owner, final Readable<V> store, final String routingKey,
-                                            final String key) {
+    /** @param stalePartition the partition to read from a standby copy, or -1 to read the active one */
+    private <V> Future<Optional<V>> forward(final HostInfo host, final Readable<V> store, final String routingKey,
+                                            final String key, final int stalePartition) {
         final Timer.Sample sample = Timer.start();
-        final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key);
-        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(owner.host().host())
-                        .setPort(owner.host().port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
+        final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key)
+                + (stalePartition >= 0 ? "&stale_partition=" + stalePartition : "");
+        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(host.host())
+                        .setPort(host.port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
                 .compose(request -> request.send())
                 .compose(response -> response.body().map(body -> decode(response, body, store)))
                 .recover(e -> Future.failedFuture(e instanceof ApiError ? e : ApiError.unavailable("owner_unreachable",
-                        "The instance holding this data (" + owner.host() + ") did not answer; retry shortly.",
+                        "The instance holding this data (" + host + ") did not answer; retry shortly.",
                         RETRY_AFTER_SECONDS)))
                 .onComplete(done -> sample.stop(forwarded));
     }
@@ -190,6 +239,22 @@ public final class KeyReads {
         final String routingKey = required(ctx, "routing_key");
         final String key = required(ctx, "key");
         final StreamsApp app = running();
+        final String stalePartition = ctx.queryParams().get("stale_partition");
+        if (stalePartition != null) {
+            // Asked as a standby: this instance's copy of the partition, active or standby.
+            final int partition;
+            try {
+                partition = Integer.parseInt(stalePartition);
+            } catch (final NumberFormatException e) {
+                throw ApiError.badRequest("invalid_input", "stale_partition must be a partition number.", "stale_partition");
+            }
+            final Optional<?> value = readStale(app, store, partition, key);
+            if (value.isEmpty()) {
+                throw ApiError.notFound("No such key.");
+            }
+            Responses.json(ctx, 200, value.get());
+            return;
+        }
         final StreamsApp.Owner owner = owner(app, store, routingKey);
         // Never forwarded a second time: two instances with different views of a rebalance could bounce a read.
         if (!(owner.host().host() + ":" + owner.host().port()).equals(self.get())) {
