@@ -176,14 +176,15 @@ class CrossInstanceReadsIT {
     }
 
     @Test
-    void theInternalRouteNeedsTheSharedSecret() {
+    void theInternalRouteNeedsTheSharedSecret() throws InterruptedException {
         final String path = "/_internal/stores/" + StoreNames.PERSONS + "/get?routing_key=1:x&key=1:x";
         assertThat(other.get(path, Map.of()).statusCode()).isEqualTo(401);
         assertThat(other.get(path, Map.of(InternalSecret.HEADER, "not-the-secret-at-all")).statusCode()).isEqualTo(401);
         assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", Map.of(InternalSecret.HEADER, SECRET))
                 .statusCode()).as("only the persons' stores are readable").isEqualTo(404);
         // As a standby: the instance's own copy of a partition (with one standby replica, two instances hold every one).
-        assertThat(other.get(path + "&stale_partition=0", Map.of(InternalSecret.HEADER, SECRET)).statusCode()).isEqualTo(404);
+        other.waitUntil(() -> other.get(path + "&stale_partition=0", Map.of(InternalSecret.HEADER, SECRET)).statusCode() == 404, WAIT,
+                "the second instance's copy of partition 0 answers (a 503 until its standby copy is ready)");
         assertThat(other.get(path + "&stale_partition=zero", Map.of(InternalSecret.HEADER, SECRET)).statusCode()).isEqualTo(400);
         assertThat(other.get(path + "&stale_partition=0", Map.of()).statusCode()).isEqualTo(401);
     }

@@ -146,12 +146,16 @@ public final class KeyReads {
         return forward(other, store, routingKey, key, standbys.get().partition()).recover(e -> Future.failedFuture(activeError));
     }
 
+    /** The key from this instance's copy of the partition, active or standby. */
     private static <V> Optional<V> readStale(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
+        return read(() -> app.staleStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore(), partition), key);
+    }
+
+    private static <V> Optional<V> read(final Supplier<Optional<ReadOnlyKeyValueStore<String, V>>> partition, final String key) {
         try {
-            final ReadOnlyKeyValueStore<String, V> local = app.staleStore(store.name(),
-                    QueryableStoreTypes.<String, V>keyValueStore(), partition).orElseThrow(KeyReads::notReady);
-            return Optional.ofNullable(local.get(key));
+            return Optional.ofNullable(partition.get().orElseThrow(KeyReads::notReady).get(key));
         } catch (final InvalidStateStoreException e) {
+            // The partition moved (rebalance) or is restoring.
             throw notReady();
         }
     }
@@ -185,15 +189,9 @@ public final class KeyReads {
         return app.ownerOf(store.name(), routingKey).orElseThrow(KeyReads::notReady);
     }
 
+    /** The key from this instance's active copy of the partition. */
     private static <V> Optional<V> readLocal(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
-        try {
-            final ReadOnlyKeyValueStore<String, V> local = app.partitionStore(store.name(),
-                    QueryableStoreTypes.<String, V>keyValueStore(), partition).orElseThrow(KeyReads::notReady);
-            return Optional.ofNullable(local.get(key));
-        } catch (final InvalidStateStoreException e) {
-            // The partition moved (rebalance) or is restoring.
-            throw notReady();
-        }
+        return read(() -> app.partitionStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore(), partition), key);
     }
 
     /** @param stalePartition the partition to read from a standby copy, or -1 to read the active one */
