@@ -96,6 +96,35 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
         return ByteBuffer.wrap(bytes, 1, 8).getLong();
     }
 
+    /** Where the name's 2-byte length starts: after the version, the time and the uuid. */
+    private static final int NAME_AT = 1 + 8 + 16;
+
+    /** Event names as {@link #nameIn} compares them: UTF-8, cut as the encoding cuts them. */
+    public static byte[][] names(final java.util.Collection<String> names) {
+        return names.stream().map(n -> {
+            final byte[] bytes = n.getBytes(StandardCharsets.UTF_8);
+            return bytes.length > MAX_STRING_BYTES ? Arrays.copyOf(bytes, MAX_STRING_BYTES) : bytes;
+        }).toArray(byte[][]::new);
+    }
+
+    /** Whether an encoded event's name is one of {@code names} ({@link #names}), read without decoding the event. */
+    public static boolean nameIn(final byte[] bytes, final byte[][] names) {
+        if (bytes.length < NAME_AT + 2) {
+            return false;
+        }
+        final int length = ((bytes[NAME_AT] & 0xFF) << 8) | (bytes[NAME_AT + 1] & 0xFF);
+        final int from = NAME_AT + 2;
+        if (bytes.length < from + length) {
+            return false;
+        }
+        for (final byte[] name : names) {
+            if (name.length == length && Arrays.equals(bytes, from, from + length, name, 0, length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void string(final ByteArrayOutputStream out, final String value) {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         if (bytes.length > MAX_STRING_BYTES) {

@@ -365,6 +365,21 @@ public final class TrendQuery {
         }
     }
 
+    /**
+     * The event names any series counts, if every series names one (empty when a series counts all events): scans
+     * skip other events without decoding them.
+     */
+    public Optional<Set<String>> eventNames() {
+        final Set<String> names = new java.util.HashSet<>();
+        for (final Series s : series) {
+            if (s.event().isEmpty()) {
+                return Optional.empty();
+            }
+            names.add(s.event().get());
+        }
+        return Optional.of(names);
+    }
+
     /** Whether an event at this time can count at all: scans skip the others without decoding them. */
     public boolean relevant(final long timeMicros) {
         for (final long[] window : windows) {

@@ -131,6 +131,16 @@ class TrendQueryTest {
         assertThatThrownBy(() -> run(many.append("]}").toString())).hasMessageContaining("at most 100 series");
     }
 
+    @Test
+    void scansSkipEventsNoSeriesNames() {
+        assertThat(parse("{\"events\":[{\"id\":\"a\"},{\"id\":\"b\",\"math\":\"dau\"}]}").eventNames()).contains(java.util.Set.of("a", "b"));
+        assertThat(parse("{\"events\":[{\"id\":\"a\"},{\"id\":null}]}").eventNames()).as("a series of all events").isEmpty();
+    }
+
+    private static TrendQuery parse(final String json) {
+        return TrendQuery.parse(read(json), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
+    }
+
     /** A formula with a breakdown: one item per value, a series without the value as zeros, ranked as PostHog. */
     @Test
     void formulasApplyPerBreakdownValue() {

@@ -196,13 +196,15 @@ public final class InsightQueryService {
         @Override
         public void scan(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
                          final PropertyLookup properties, final Instant now, final QueryControl control) {
+            // Events no series counts are skipped by name and time, undecoded.
+            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
             int seen = 0;
             while (events.hasNext()) {
                 final KeyValue<Bytes, byte[]> entry = events.next();
                 if (++seen % CHECK_EVERY == 0) {
                     control.check();
                 }
-                if (query.relevant(TimelineEvent.timeOf(entry.value))) {
+                if (query.relevant(TimelineEvent.timeOf(entry.value)) && (names == null || TimelineEvent.nameIn(entry.value, names))) {
                     query.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), properties, now);
                 }
             }
