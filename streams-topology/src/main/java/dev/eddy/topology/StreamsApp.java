@@ -233,11 +233,7 @@ public final class StreamsApp implements AutoCloseable {
                 return Optional.of(new Owner(truth.activeHost(), truth.partition()));
             }
             table = fresh.get();
-            routing.put(storeName, table);
-            if (generation.get() != built) {
-                // A rebalance began while the table was built: it may be stale already.
-                routing.remove(storeName, table);
-            }
+            cache(storeName, table, built);
         }
         final int partition = table.partition(key);
         return Optional.of(new Owner(table.owners()[partition], partition));
@@ -260,11 +256,7 @@ public final class StreamsApp implements AutoCloseable {
                 return Optional.empty();
             }
             cached = fresh.get();
-            routing.put(storeName, cached);
-            if (generation.get() != built) {
-                // A rebalance began while the table was built: it may be stale already.
-                routing.remove(storeName, cached);
-            }
+            cache(storeName, cached, built);
         }
         return Optional.of(cached).filter(table -> table.owners().length >= partitions).map(table -> {
             final Map<HostInfo, java.util.List<Integer>> byOwner = new HashMap<>();
@@ -273,6 +265,14 @@ public final class StreamsApp implements AutoCloseable {
             }
             return byOwner;
         });
+    }
+
+    /** Keeps a table built during generation {@code built}, unless a rebalance began meanwhile (it may be stale). */
+    private void cache(final String storeName, final Routing table, final long built) {
+        routing.put(storeName, table);
+        if (generation.get() != built) {
+            routing.remove(storeName, table);
+        }
     }
 
     /** Every partition of the store's key topic and its active owner; empty if unknown or incomplete. */

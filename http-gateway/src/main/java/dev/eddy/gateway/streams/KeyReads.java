@@ -278,7 +278,6 @@ public final class KeyReads {
     }
 
     private static ApiError notReady() {
-        return ApiError.unavailable("store_not_ready", "The stores are being restored or rebalanced; retry shortly.",
-                RETRY_AFTER_SECONDS);
+        return Scatter.rebalancing();
     }
 }

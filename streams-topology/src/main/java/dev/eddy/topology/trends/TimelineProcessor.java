@@ -144,9 +144,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
                 final TimelineEvent event = TimelineEvent.decode(entry.value);
                 final long projectId = TimelineKeys.project(entry.key);
                 final UUID person = TimelineKeys.person(entry.key);
-                count(projectId, event, 1);
-                mark(projectId, person, event.event(), event.time());
-                mark(projectId, person, UniqueMarkers.ALL_EVENTS, event.time());
+                index(projectId, person, event);
                 last = entry.key;
                 indexed++;
             }
@@ -202,11 +200,10 @@ public final class TimelineProcessor implements Processor<String, Object, String
             return;
         }
         final TimelineEvent decoded = TimelineEvent.decode(event);
-        final Bytes key = TimelineKeys.of(projectId, UUID.fromString(person), decoded.timeMicros(), decoded.uuid());
+        final UUID personUuid = UUID.fromString(person);
+        final Bytes key = TimelineKeys.of(projectId, personUuid, decoded.timeMicros(), decoded.uuid());
         if (timelines.get(key) == null && counted(key)) {
-            count(projectId, decoded, 1);
-            mark(projectId, UUID.fromString(person), decoded.event(), decoded.time());
-            mark(projectId, UUID.fromString(person), UniqueMarkers.ALL_EVENTS, decoded.time());
+            index(projectId, personUuid, decoded);
         }
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
@@ -222,6 +219,13 @@ public final class TimelineProcessor implements Processor<String, Object, String
         } else {
             rollups.delete(cell);
         }
+    }
+
+    /** Counts a stored event in its hour and marks its person active then, for its name and for all events. */
+    private void index(final long projectId, final UUID person, final TimelineEvent event) {
+        count(projectId, event, 1);
+        mark(projectId, person, event.event(), event.time());
+        mark(projectId, person, UniqueMarkers.ALL_EVENTS, event.time());
     }
 
     /** Sets the hour of {@code time} in the person's marker of {@code event} for that day. */
