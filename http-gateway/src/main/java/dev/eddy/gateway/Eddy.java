@@ -40,7 +40,7 @@ import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.streams.StreamsGauges;
 import dev.eddy.gateway.streams.KeyReads;
-import dev.eddy.gateway.streams.LocalStores;
+import dev.eddy.gateway.streams.Instances;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
@@ -175,6 +175,8 @@ public final class Eddy implements AutoCloseable {
             streamsMetrics.bindTo(registry);
             closeables.add(streamsMetrics);
             StreamsGauges.bind(app, registry);
+            // Closed before the streams instance: its tombstone tells gateways to stop asking it at once.
+            closeables.add(new Instances.Announcer(config.kafka(), topics.instances().name(), advertised(), app::isQueryable));
         }
     }
 
@@ -185,16 +187,24 @@ public final class Eddy implements AutoCloseable {
     private List<Consumer<Router>> routes(final EddyTopics topics, final Optional<Pool> pool,
                                           final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) throws Exception {
         final List<Consumer<Router>> routes = new ArrayList<>();
-        final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()), registry);
+        // A gateway-only process finds the streams instances to hand its reads to on the instances topic.
+        final Optional<Instances.Directory> directory = config.role().runsStreams() ? Optional.empty()
+                : Optional.of(Instances.Directory.start(config.kafka(), topics.instances().name()));
+        directory.ifPresent(closeables::add);
+        final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()),
+                directory.map(d -> d::live), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
                 ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret());
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                config.http().internalTimeout(), registry);
-        final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret, registry);
+                directory, config.http().internalTimeout(), registry);
+        final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
+                directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
         final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), registry);
         final PersonsService persons = new PersonsService(scatter, reads);
+        final EventCountService eventCounts = new EventCountService(scatter);
+        FlagsService.registerReads(scatter);
         if (config.role().runsStreams()) {
             routes.add(reads::mount);
             routes.add(scatter::mount);
@@ -213,8 +223,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(router -> router.route("/api/*").handler(auth));
             routes.add(contract::mountValidation);
             routes.add(new ProjectRoutes(projects)::mount);
-            final LocalStores stores = new LocalStores(vertx, () -> Optional.ofNullable(streams.get()), this::advertised);
-            routes.add(new EventCountRoutes(projects, new EventCountService(stores))::mount);
+            routes.add(new EventCountRoutes(projects, eventCounts)::mount);
             routes.add(new PersonsRoutes(projects, persons)::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.
@@ -234,7 +243,7 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
-            final FlagsService evaluation = new FlagsService(stores, persons, flags,
+            final FlagsService evaluation = new FlagsService(scatter, persons, flags,
                     new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
             final GeoIp geoIp = openGeoIp();
             closeables.add(geoIp);

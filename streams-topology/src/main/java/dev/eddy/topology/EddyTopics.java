@@ -38,6 +38,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *                        when deleted), written by the gateway, read into a global store
  * @param timelineMoves   timeline events moving to another person's timeline after a merge, keyed
  *                        {@code project:target_person_uuid}, each an encoded {@code TimelineEvent}
+ * @param instances       the streams instances answering queries (compacted, keyed by advertised {@code host:port},
+ *                        a heartbeat every few seconds, a tombstone at shutdown), read by gateway-only processes
  */
 public record EddyTopics(
         Topic<String, CapturedEvent> ingest,
@@ -53,7 +55,8 @@ public record EddyTopics(
         Topic<String, GroupState> groupStates,
         Topic<String, GroupTypes> groupTypes,
         Topic<String, JsonNode> flagDefinitions,
-        Topic<String, byte[]> timelineMoves) {
+        Topic<String, byte[]> timelineMoves,
+        Topic<String, String> instances) {
 
     public static final String INGEST = "events.ingest";
     public static final String HISTORICAL = "events.historical";
@@ -69,6 +72,7 @@ public record EddyTopics(
     public static final String GROUP_TYPES = "groups.types";
     public static final String FLAG_DEFINITIONS = "flags.definitions";
     public static final String TIMELINE_MOVES = "timelines.moves";
+    public static final String INSTANCES = "streams.instances";
 
     public static EddyTopics of(final KafkaConfig kafka) {
         return new EddyTopics(
@@ -85,7 +89,8 @@ public record EddyTopics(
                 new Topic<>(kafka.topic(GROUP_STATES), Serdes.String(), PersonSerdes.groupState(), true),
                 new Topic<>(kafka.topic(GROUP_TYPES), Serdes.String(), PersonSerdes.groupTypes(), true),
                 new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), new JsonSerde<>(JsonNode.class), true),
-                new Topic<>(kafka.topic(TIMELINE_MOVES), Serdes.String(), Serdes.ByteArray(), false));
+                new Topic<>(kafka.topic(TIMELINE_MOVES), Serdes.String(), Serdes.ByteArray(), false),
+                new Topic<>(kafka.topic(INSTANCES), Serdes.String(), Serdes.String(), true));
     }
 
     private static Topic<String, CapturedEvent> events(final String name) {
@@ -95,6 +100,6 @@ public record EddyTopics(
     /** Every topic Eddy creates at start-up (Kafka Streams creates its own changelogs). */
     public List<Topic<?, ?>> all() {
         return List.of(ingest, historical, overflow, dlq, identityCommands, projectCommands, personCommands,
-                groupCommands, enriched, personMerges, groupStates, groupTypes, flagDefinitions, timelineMoves);
+                groupCommands, enriched, personMerges, groupStates, groupTypes, flagDefinitions, timelineMoves, instances);
     }
 }

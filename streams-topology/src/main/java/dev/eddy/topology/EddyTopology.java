@@ -67,11 +67,13 @@ public final class EddyTopology {
 
     /**
      * For each partitioned store read by key, the input topic whose partitioning places its keys: a key's owner is
-     * the instance running that topic's partition of the key.
+     * the instance running that topic's partition of the key. The rollups are kept beside the timelines, partition
+     * for partition.
      */
     public static java.util.Map<String, String> keyTopics(final EddyTopics topics) {
         return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name(),
-                StoreNames.EVENT_TIMELINES, topics.enriched().name());
+                StoreNames.EVENT_TIMELINES, topics.enriched().name(), StoreNames.HOURLY_COUNTS, topics.enriched().name(),
+                StoreNames.UNIQUE_MARKERS, topics.enriched().name());
     }
 
     public static Topology build(final EddyTopics topics, final StreamsConfig streams) {

@@ -7,7 +7,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.persons.PersonsService;
-import dev.eddy.gateway.streams.LocalStores;
+import dev.eddy.gateway.streams.Scatter;
+import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.groups.GroupState;
 import dev.eddy.groups.GroupTypes;
 import dev.eddy.persons.PersonState;
@@ -24,8 +25,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Evaluates a project's feature flags for one user, as {@code /decide} and {@code /flags} answer: definitions from
@@ -47,7 +46,12 @@ public final class FlagsService {
     /** A project nobody asked about for this long is dropped from the caches. */
     private static final java.time.Duration IDLE_PROJECT = java.time.Duration.ofMinutes(10);
 
-    private final LocalStores stores;
+    /** How long loading a project's definitions or group types may take, rebalances included. */
+    private static final java.time.Duration LOAD_TIMEOUT = java.time.Duration.ofSeconds(2);
+    private static final String DEFINITIONS = "flag-definitions";
+    private static final String GROUP_TYPES = "group-types";
+
+    private final Scatter scatter;
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
     private final HashKeyOverrides overrides;
@@ -58,10 +62,14 @@ public final class FlagsService {
             .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
             .buildAsync((id, executor) -> loadGroupTypes(id).toCompletionStage().toCompletableFuture());
 
-    /** @param overrides the continuity flags' hash keys */
-    public FlagsService(final LocalStores stores, final PersonsService persons, final FeatureFlagRepository repository,
+    /**
+     * Needs {@link #registerReads} on {@code scatter}.
+     *
+     * @param overrides the continuity flags' hash keys
+     */
+    public FlagsService(final Scatter scatter, final PersonsService persons, final FeatureFlagRepository repository,
                         final HashKeyOverrides overrides) {
-        this.stores = stores;
+        this.scatter = scatter;
         this.persons = persons;
         this.repository = repository;
         this.overrides = overrides;
@@ -199,23 +207,45 @@ public final class FlagsService {
                 .otherwise(Optional.empty());
     }
 
+    /**
+     * Makes the reads of definitions and group types known to {@code scatter}, once per process whatever its role: a
+     * streams-only instance answers them for the gateways.
+     */
+    public static void registerReads(final Scatter scatter) {
+        scatter.register(DEFINITIONS, Scatter.<String, JsonNode>globalJson(StoreNames.FLAG_DEFINITIONS, (store, request) -> {
+            final com.fasterxml.jackson.databind.node.ArrayNode found = Json.mapper().createArrayNode();
+            try (KeyValueIterator<String, JsonNode> it = store.prefixScan(request.path("project_id").asLong() + ":", KEYS)) {
+                it.forEachRemaining(kv -> found.add(kv.value));
+            }
+            return found;
+        }));
+        scatter.register(GROUP_TYPES, Scatter.<String, GroupTypes>globalJson(StoreNames.GROUP_TYPES, (store, request) -> {
+            final ObjectNode byIndex = Json.mapper().createObjectNode();
+            Optional.ofNullable(store.get(Long.toString(request.path("project_id").asLong())))
+                    .ifPresent(t -> t.types().forEach((name, index) -> byIndex.put(Integer.toString(index), name)));
+            return byIndex;
+        }));
+    }
+
     /** The project's live, active flags (cached for {@link #DEFINITIONS_TTL}). */
     private Future<ProjectFlags> definitions(final long projectId) {
         return cached(definitionCache.get(projectId));
     }
 
     private Future<ProjectFlags> loadDefinitions(final long projectId) {
-        return stores.query(StoreNames.FLAG_DEFINITIONS, QueryableStoreTypes.<String, JsonNode>keyValueStore(), true,
-                (ReadOnlyKeyValueStore<String, JsonNode> store) -> {
-                    final List<FlagDefinition> found = new ArrayList<>();
-                    try (KeyValueIterator<String, JsonNode> it = store.prefixScan(projectId + ":", KEYS)) {
-                        it.forEachRemaining(kv -> found.add(FlagDefinition.of(kv.value)));
-                    }
-                    return found;
+        return scatter.<JsonNode>gather(DEFINITIONS, project(projectId), QueryControl.within(LOAD_TIMEOUT))
+                .map(found -> {
+                    final List<FlagDefinition> definitions = new ArrayList<>();
+                    found.forEach(definition -> definitions.add(FlagDefinition.of(definition)));
+                    return definitions;
                 })
-                // A gateway without a streams instance reads the definitions from PostgreSQL, their source.
+                // Without a streams instance to read them, from PostgreSQL, their source.
                 .recover(e -> repository.live(projectId).map(flags -> flags.stream().map(f -> FlagDefinition.of(f.definition())).toList()))
                 .map(ProjectFlags::of);
+    }
+
+    private static ObjectNode project(final long projectId) {
+        return Json.mapper().createObjectNode().put("project_id", projectId);
     }
 
     /** The project's group type indexes to names (cached for {@link #DEFINITIONS_TTL}). */
@@ -232,13 +262,11 @@ public final class FlagsService {
     }
 
     private Future<Map<Integer, String>> loadGroupTypes(final long projectId) {
-        return stores.query(StoreNames.GROUP_TYPES, QueryableStoreTypes.<String, GroupTypes>keyValueStore(), true,
-                (ReadOnlyKeyValueStore<String, GroupTypes> store) -> {
-                    final Map<Integer, String> byIndex = new HashMap<>();
-                    Optional.ofNullable(store.get(Long.toString(projectId)))
-                            .ifPresent(t -> t.types().forEach((name, index) -> byIndex.put(index, name)));
-                    return byIndex;
-                }).otherwise(Map.of());
+        return scatter.<JsonNode>gather(GROUP_TYPES, project(projectId), QueryControl.within(LOAD_TIMEOUT)).map(found -> {
+            final Map<Integer, String> byIndex = new HashMap<>();
+            found.properties().forEach(type -> byIndex.put(Integer.parseInt(type.getKey()), type.getValue().asText()));
+            return byIndex;
+        }).otherwise(Map.of());
     }
 
     private Future<Map<String, ObjectNode>> groupProperties(final Request request, final Map<Integer, String> types) {

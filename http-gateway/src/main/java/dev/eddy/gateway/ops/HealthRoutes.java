@@ -27,12 +27,18 @@ public final class HealthRoutes {
 
     private final Optional<Pool> pool;
     private final Supplier<Optional<StreamsApp>> streams;
+    private final Optional<Supplier<java.util.List<String>>> instances;
     private final PrometheusMeterRegistry registry;
 
+    /**
+     * @param instances the streams instances a gateway-only process hands its reads to: reported, not required
+     *                  (capture and the flags that need no person work without them)
+     */
     public HealthRoutes(final Optional<Pool> pool, final Supplier<Optional<StreamsApp>> streams,
-                        final PrometheusMeterRegistry registry) {
+                        final Optional<Supplier<java.util.List<String>>> instances, final PrometheusMeterRegistry registry) {
         this.pool = pool;
         this.streams = streams;
+        this.instances = instances;
         this.registry = registry;
     }
 
@@ -63,6 +69,7 @@ public final class HealthRoutes {
                 checks.put("streams", state);
                 ready &= "RUNNING".equals(state);
             }
+            instances.ifPresent(live -> checks.put("streams_instances", live.get()));
             final Map<String, Object> body = new LinkedHashMap<>();
             body.put("status", ready ? "ok" : "unavailable");
             body.put("checks", checks);

@@ -155,6 +155,6 @@ public final class PersonsService {
     }
 
     public Future<Optional<GroupState>> group(final long projectId, final int groupTypeIndex, final String groupKey) {
-        return reads.getGlobal(StoreNames.GROUPS_GLOBAL, GroupState.key(projectId, groupTypeIndex, groupKey));
+        return reads.getGlobal(KeyReads.GROUPS, GroupState.key(projectId, groupTypeIndex, groupKey));
     }
 }

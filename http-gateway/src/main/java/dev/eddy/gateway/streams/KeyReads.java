@@ -2,6 +2,7 @@ package dev.eddy.gateway.streams;
 
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
@@ -40,7 +41,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *
  * <p>Local reads run on the calling event loop: a point read of a bloom-filtered RocksDB store whose working set sits
  * in memory takes microseconds, less than handing the request to a worker thread and back (which, measured on this
- * machine, cost milliseconds of wake-up latency per request at low load). Scans stay on workers ({@link LocalStores}).
+ * machine, cost milliseconds of wake-up latency per request at low load). Scans stay on workers ({@link Scatter}).
  */
 public final class KeyReads {
     /** The internal route: {@code GET /_internal/stores/<store>/get?routing_key=...&key=...}. */
@@ -48,22 +49,29 @@ public final class KeyReads {
     private static final int RETRY_AFTER_SECONDS = 1;
 
     /**
-     * A partitioned key-value store readable by key.
+     * A key-value store readable by key.
      *
-     * @param type the class of its values, as its serde writes them
+     * @param type   the class of its values, as its serde writes them
+     * @param global whether every streams instance holds it whole
      */
-    public record Readable<V>(String name, Class<V> type) {
+    public record Readable<V>(String name, Class<V> type, boolean global) {
     }
 
     /** {@code project:distinct_id} to person uuid; routed by {@code token:distinct_id}, the ingest topics' key. */
-    public static final Readable<String> DISTINCT_IDS = new Readable<>(StoreNames.DISTINCT_IDS, String.class);
+    public static final Readable<String> DISTINCT_IDS = new Readable<>(StoreNames.DISTINCT_IDS, String.class, false);
     /** {@code project:person_uuid} to the person; routed by the same key. */
-    public static final Readable<PersonState> PERSONS = new Readable<>(StoreNames.PERSONS, PersonState.class);
-    private static final Map<String, Readable<?>> READABLE = Map.of(DISTINCT_IDS.name(), DISTINCT_IDS, PERSONS.name(), PERSONS);
+    public static final Readable<PersonState> PERSONS = new Readable<>(StoreNames.PERSONS, PersonState.class, false);
+    /** {@code project:type_index:key} to the group; global. */
+    public static final Readable<GroupState> GROUPS = new Readable<>(StoreNames.GROUPS_GLOBAL, GroupState.class, true);
+    private static final Map<String, Readable<?>> READABLE = Map.of(DISTINCT_IDS.name(), DISTINCT_IDS, PERSONS.name(), PERSONS,
+            GROUPS.name(), GROUPS);
+    /** How a gateway-only process asks a streams instance to read a key wherever it lives. */
+    private static final String ROUTED = "&route=1";
 
     private final Supplier<Optional<StreamsApp>> streams;
     private final Supplier<String> self;
     private final InternalSecret secret;
+    private final Optional<Instances.Directory> directory;
     private final Duration timeout;
     private final HttpClient client;
     private final Timer forwarded;
@@ -73,12 +81,15 @@ public final class KeyReads {
      * @param streams the streams instance in this process, once started, if its role runs one
      * @param self    this instance's advertised {@code host:port}
      * @param secret  the deployment's internal secret
+     * @param directory the streams instances to ask, for a process that runs none
      */
     public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
-                    final InternalSecret secret, final Duration timeout, final MeterRegistry registry) {
+                    final InternalSecret secret, final Optional<Instances.Directory> directory, final Duration timeout,
+                    final MeterRegistry registry) {
         this.streams = streams;
         this.self = self;
         this.secret = secret;
+        this.directory = directory;
         this.timeout = timeout;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
                 new PoolOptions().setHttp1MaxSize(16));
@@ -94,6 +105,9 @@ public final class KeyReads {
      * @param routingKey the key the store's input topics are partitioned by (may differ from {@code key})
      */
     public <V> Future<Optional<V>> get(final Readable<V> store, final String routingKey, final String key) {
+        if (streams.get().isEmpty() && directory.isPresent()) {
+            return handOver(directory.get(), store, routingKey, key, 2);
+        }
         final StreamsApp app;
         final StreamsApp.Owner owner;
         try {
@@ -113,7 +127,7 @@ public final class KeyReads {
             }
             active = local;
         } else {
-            active = forward(owner.host(), store, routingKey, key, -1);
+            active = forward(owner.host(), store, routingKey, key, "");
         }
         // While the active copy cannot answer (its partition moving, its instance gone), a standby copy can.
         return active.recover(e -> e instanceof ApiError error && error.status() == 503 ? standby(app, store, routingKey, key, error)
@@ -143,7 +157,8 @@ public final class KeyReads {
         }
         final HostInfo other = standbys.get().hosts().iterator().next();
         standbyReads.increment();
-        return forward(other, store, routingKey, key, standbys.get().partition()).recover(e -> Future.failedFuture(activeError));
+        return forward(other, store, routingKey, key, "&stale_partition=" + standbys.get().partition())
+                .recover(e -> Future.failedFuture(activeError));
     }
 
     /** The key from this instance's copy of the partition, active or standby. */
@@ -162,18 +177,38 @@ public final class KeyReads {
 
     /**
      * The value of {@code key} in a global store, which every streams instance holds whole: read here, on the
-     * calling thread.
+     * calling thread, or on a streams instance when this process runs none.
      */
-    public <V> Future<Optional<V>> getGlobal(final String storeName, final String key) {
+    public <V> Future<Optional<V>> getGlobal(final Readable<V> store, final String key) {
+        if (streams.get().isEmpty() && directory.isPresent()) {
+            return handOver(directory.get(), store, key, key, 2);
+        }
         try {
-            final ReadOnlyKeyValueStore<String, V> store = running().<ReadOnlyKeyValueStore<String, V>>localStore(storeName,
-                    QueryableStoreTypes.keyValueStore()).orElseThrow(KeyReads::notReady);
-            return Future.succeededFuture(Optional.ofNullable(store.get(key)));
+            return Future.succeededFuture(read(() -> running().localStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore()),
+                    key));
         } catch (final ApiError e) {
             return Future.failedFuture(e);
-        } catch (final InvalidStateStoreException e) {
-            return Future.failedFuture(notReady());
         }
+    }
+
+    /**
+     * The key read by a streams instance from the directory, wherever it lives (one more hop to its owner); an
+     * instance that does not answer is dropped from the directory and the next one asked, {@code tries} in all.
+     */
+    private <V> Future<Optional<V>> handOver(final Instances.Directory instances, final Readable<V> store, final String routingKey,
+                                            final String key, final int tries) {
+        final Optional<String> address = instances.pick();
+        if (address.isEmpty()) {
+            return Future.failedFuture(ApiError.unavailable("no_streams_instance",
+                    "No streams instance is answering queries yet; retry shortly.", RETRY_AFTER_SECONDS));
+        }
+        return forward(HostInfo.buildFromEndpoint(address.get()), store, routingKey, key, ROUTED).recover(e -> {
+            if (!(e instanceof ApiError error) || !"owner_unreachable".equals(error.code())) {
+                return Future.failedFuture(e);
+            }
+            instances.unreachable(address.get());
+            return tries > 1 ? handOver(instances, store, routingKey, key, tries - 1) : Future.failedFuture(e);
+        });
     }
 
     private StreamsApp running() {
@@ -194,12 +229,14 @@ public final class KeyReads {
         return read(() -> app.partitionStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore(), partition), key);
     }
 
-    /** @param stalePartition the partition to read from a standby copy, or -1 to read the active one */
+    /**
+     * @param how empty to read the owner's active copy, {@code &stale_partition=p} to read a standby copy of
+     *            partition {@code p}, or {@link #ROUTED} to have the instance read it wherever it lives
+     */
     private <V> Future<Optional<V>> forward(final HostInfo host, final Readable<V> store, final String routingKey,
-                                            final String key, final int stalePartition) {
+                                            final String key, final String how) {
         final Timer.Sample sample = Timer.start();
-        final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key)
-                + (stalePartition >= 0 ? "&stale_partition=" + stalePartition : "");
+        final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key) + how;
         return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(host.host())
                         .setPort(host.port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
                 .compose(request -> request.send())
@@ -236,6 +273,20 @@ public final class KeyReads {
         }
         final String routingKey = required(ctx, "routing_key");
         final String key = required(ctx, "key");
+        if (ctx.queryParams().contains("route")) {
+            // Asked by a gateway-only process: read it wherever it lives.
+            (store.global() ? getGlobal(store, key) : get(store, routingKey, key)).onSuccess(value -> {
+                if (value.isEmpty()) {
+                    ctx.fail(ApiError.notFound("No such key."));
+                } else {
+                    Responses.json(ctx, 200, value.get());
+                }
+            }).onFailure(ctx::fail);
+            return;
+        }
+        if (store.global()) {
+            throw ApiError.badRequest("invalid_input", "A global store is read with route.", "route");
+        }
         final StreamsApp app = running();
         final String stalePartition = ctx.queryParams().get("stale_partition");
         if (stalePartition != null) {

@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * partitions it runs as active in the current assignment (this one reads its own on a worker thread, the others
  * answer {@value #ROUTE}, authenticated by the deployment's internal secret), and the partials are merged.
  *
+ * <p>A gateway-only process runs no streams instance: it hands the whole gather to a streams instance from its
+ * {@link Instances.Directory} ({@value #GATHER_ROUTE}), which scatters and merges it there. A global part (a store every
+ * instance holds whole) is read on one instance.
+ *
  * <p>Every partition is read exactly once or the attempt fails: the owners come from one assignment, and an instance
  * refuses a partition it no longer runs. A failed attempt (rebalance, restoring store, unreachable instance) is
  * retried every {@value #RETRY_DELAY_MS} ms until the {@link QueryControl}'s deadline, then answered 503: never a
@@ -48,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class Scatter {
     /** Where instances ask each other for partials. */
     public static final String ROUTE = "/_internal/scatter/:kind";
+    /** Where a gateway-only process hands a whole gather to a streams instance. */
+    public static final String GATHER_ROUTE = "/_internal/gather/:kind";
     private static final Logger LOG = LoggerFactory.getLogger(Scatter.class);
     private static final long RETRY_DELAY_MS = 200;
     private static final int RETRY_AFTER_SECONDS = 1;
@@ -59,8 +65,13 @@ public final class Scatter {
      * @param <P> the partial
      */
     public interface Part<P> {
-        /** The partitioned store whose partitions are split among the instances. */
+        /** The partitioned store whose partitions are split among the instances, or the global store read. */
         String store();
+
+        /** Whether {@link #store()} is a global store, read whole on one instance ({@code partitions} is then empty). */
+        default boolean global() {
+            return false;
+        }
 
         /**
          * Reads this instance's {@code partitions} (on a worker thread; blocking reads are fine).
@@ -80,20 +91,23 @@ public final class Scatter {
     private final Supplier<Optional<StreamsApp>> streams;
     private final Supplier<String> self;
     private final InternalSecret secret;
+    private final Optional<Instances.Directory> directory;
     private final HttpClient client;
     private final MeterRegistry registry;
     private final Map<String, Part<?>> parts = new ConcurrentHashMap<>();
 
     /**
-     * @param streams the streams instance in this process, once started, if its role runs one
-     * @param self    this instance's advertised {@code host:port}
+     * @param streams   the streams instance in this process, once started, if its role runs one
+     * @param self      this instance's advertised {@code host:port}
+     * @param directory the streams instances to hand gathers to, for a process that runs none
      */
     public Scatter(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
-                   final InternalSecret secret, final MeterRegistry registry) {
+                   final InternalSecret secret, final Optional<Instances.Directory> directory, final MeterRegistry registry) {
         this.vertx = vertx;
         this.streams = streams;
         this.self = self;
         this.secret = secret;
+        this.directory = directory;
         this.registry = registry;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
     }
@@ -131,8 +145,14 @@ public final class Scatter {
         final Map<HostInfo, List<Integer>> owners;
         try {
             control.check();
-            app = streams.get().orElseThrow(() -> ApiError.unavailable("no_streams_instance",
-                    "This process runs no streams instance to answer queries.", RETRY_AFTER_SECONDS));
+            final Optional<StreamsApp> local = streams.get();
+            if (local.isEmpty() && directory.isPresent()) {
+                return handOver(directory.get(), kind, part, request, control);
+            }
+            app = local.orElseThrow(Scatter::noStreamsInstance);
+            if (part.global()) {
+                return vertx.executeBlocking(() -> readLocal(part, app, List.of(), request, control), false);
+            }
             owners = app.partitionsByOwner(part.store()).orElseThrow(Scatter::rebalancing);
         } catch (final ApiError e) {
             return Future.failedFuture(e);
@@ -149,6 +169,25 @@ public final class Scatter {
             }
             return whole;
         });
+    }
+
+    /** The whole gathered by a streams instance (this process runs none). */
+    private <P> Future<P> handOver(final Instances.Directory instances, final String kind, final Part<P> part, final JsonNode request,
+                                   final QueryControl control) {
+        final Optional<String> address = instances.pick();
+        if (address.isEmpty()) {
+            return Future.failedFuture(noStreamsInstance());
+        }
+        final HostInfo host = HostInfo.buildFromEndpoint(address.get());
+        final ObjectNode body = Json.mapper().createObjectNode();
+        body.set("request", request);
+        return post(kind, host, "/_internal/gather/" + kind, body, control)
+                .onFailure(e -> {
+                    if (e instanceof ApiError error && "instance_unreachable".equals(error.code())) {
+                        instances.unreachable(address.get());
+                    }
+                })
+                .map(bytes -> part.decode(request, bytes));
     }
 
     private static <P> P readLocal(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
@@ -172,16 +211,68 @@ public final class Scatter {
         return app.<ReadOnlyKeyValueStore<K, V>>localStore(store, QueryableStoreTypes.keyValueStore()).orElseThrow(Scatter::rebalancing);
     }
 
+    /**
+     * A part reading a global store into JSON on one instance: {@code read} gets the store and the request.
+     */
+    public static <K, V> Part<JsonNode> globalJson(final String store,
+                                                   final java.util.function.BiFunction<ReadOnlyKeyValueStore<K, V>, JsonNode, JsonNode> read) {
+        return new Part<>() {
+            @Override
+            public String store() {
+                return store;
+            }
+
+            @Override
+            public boolean global() {
+                return true;
+            }
+
+            @Override
+            public JsonNode read(final StreamsApp app, final List<Integer> partitions, final JsonNode request, final QueryControl control) {
+                return read.apply(Scatter.<K, V>global(app, store), request);
+            }
+
+            @Override
+            public byte[] encode(final JsonNode partial) {
+                try {
+                    return Json.mapper().writeValueAsBytes(partial);
+                } catch (final IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+
+            @Override
+            public JsonNode decode(final JsonNode request, final byte[] bytes) {
+                try {
+                    return Json.mapper().readTree(bytes);
+                } catch (final IOException e) {
+                    throw ApiError.unavailable("instance_unreachable", "A streams instance answered unreadably.", RETRY_AFTER_SECONDS);
+                }
+            }
+
+            @Override
+            public JsonNode merge(final JsonNode into, final JsonNode other) {
+                // Read on one instance only: there is nothing to merge.
+                return into;
+            }
+        };
+    }
+
     /** Asks another instance for the partial of its partitions. */
     private Future<byte[]> remote(final String kind, final HostInfo host, final JsonNode request, final List<Integer> partitions,
                                   final QueryControl control) {
         final ObjectNode body = Json.mapper().createObjectNode();
         body.set("request", request);
         partitions.forEach(body.putArray("partitions")::add);
+        return post(kind, host, "/_internal/scatter/" + kind, body, control);
+    }
+
+    /** One internal request carrying the query's remaining time; its answer's bytes, or the error to answer. */
+    private Future<byte[]> post(final String kind, final HostInfo host, final String uri, final ObjectNode body, final QueryControl control) {
         body.put("timeout_ms", Math.max(1, control.remaining().toMillis()));
         final Timer.Sample sample = Timer.start();
         return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.POST).setHost(host.host()).setPort(host.port())
-                        .setURI("/_internal/scatter/" + kind).setIdleTimeout(Math.max(1, control.remaining().toMillis()))
+                        .setURI(uri).setIdleTimeout(Math.max(1, control.remaining().toMillis()))
                         .putHeader("Content-Type", "application/json")))
                 .compose(req -> req.send(Buffer.buffer(body.toString())))
                 .compose(response -> response.body().map(answer -> {
@@ -227,12 +318,16 @@ public final class Scatter {
         }
     }
 
-    /** Mounts {@value #ROUTE}, where this instance answers partials of its own partitions for the others. */
+    /**
+     * Mounts {@value #ROUTE}, where this instance answers partials of its own partitions for the others, and
+     * {@value #GATHER_ROUTE}, where it gathers a whole for a gateway-only process.
+     */
     public void mount(final Router router) {
-        router.post(ROUTE).handler(BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BYTES)).handler(this::serve);
+        router.post(ROUTE).handler(BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BYTES)).handler(ctx -> serve(ctx, false));
+        router.post(GATHER_ROUTE).handler(BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BYTES)).handler(ctx -> serve(ctx, true));
     }
 
-    private void serve(final RoutingContext ctx) {
+    private void serve(final RoutingContext ctx, final boolean whole) {
         secret.require(ctx);
         final Part<?> part = parts.get(ctx.pathParam("kind"));
         if (part == null) {
@@ -244,11 +339,23 @@ public final class Scatter {
         } catch (final IOException | RuntimeException e) {
             throw ApiError.badRequest("invalid_input", "The body must be a partial request.", null);
         }
-        final List<Integer> partitions = new ArrayList<>();
-        body.path("partitions").forEach(p -> partitions.add(p.asInt()));
         final QueryControl control = QueryControl.within(Duration.ofMillis(Math.max(1, body.path("timeout_ms").asLong(1))));
         final StreamsApp app = streams.get().orElseThrow(Scatter::rebalancing);
+        if (whole) {
+            serveWhole(ctx, ctx.pathParam("kind"), part, body.path("request"), control);
+            return;
+        }
+        final List<Integer> partitions = new ArrayList<>();
+        body.path("partitions").forEach(p -> partitions.add(p.asInt()));
         serve(ctx, part, app, body.path("request"), partitions, control);
+    }
+
+    private <P> void serveWhole(final RoutingContext ctx, final String kind, final Part<P> part, final JsonNode request,
+                                final QueryControl control) {
+        this.<P>gather(kind, request, control)
+                .compose(whole -> vertx.executeBlocking(() -> part.encode(whole), false))
+                .onSuccess(bytes -> ctx.response().putHeader("Content-Type", "application/octet-stream").end(Buffer.buffer(bytes)))
+                .onFailure(ctx::fail);
     }
 
     private <P> void serve(final RoutingContext ctx, final Part<P> part, final StreamsApp app, final JsonNode request,
@@ -256,6 +363,11 @@ public final class Scatter {
         vertx.executeBlocking(() -> part.encode(readLocal(part, app, partitions, request, control)), false)
                 .onSuccess(bytes -> ctx.response().putHeader("Content-Type", "application/octet-stream").end(Buffer.buffer(bytes)))
                 .onFailure(ctx::fail);
+    }
+
+    private static ApiError noStreamsInstance() {
+        return ApiError.unavailable("no_streams_instance", "No streams instance is answering queries yet; retry shortly.",
+                RETRY_AFTER_SECONDS);
     }
 
     /** The answer while partitions move: retry. */
