@@ -80,9 +80,12 @@ class ScaleOutIT {
     static void start(final Infrastructure shared) throws Exception {
         infra = shared;
         gateway = TestEddy.start(infra, gatewayDir, Map.of("EDDY_ROLE", "gateway", "EDDY_HTTP_INTERNAL_SECRET", SECRET));
+        first = StreamsProcess.launch("scale-out-first", infra, gateway.topicPrefix(), SECRET, firstDir);
+        second = StreamsProcess.launch("scale-out-second", infra, gateway.topicPrefix(), SECRET, secondDir);
+        // The single-instance reference starts while the two processes do.
         single = TestEddy.start(infra, singleDir, Map.of());
-        first = StreamsProcess.start("scale-out-first", infra, gateway.topicPrefix(), SECRET, firstDir);
-        second = StreamsProcess.start("scale-out-second", infra, gateway.topicPrefix(), SECRET, secondDir);
+        first.awaitReady();
+        second.awaitReady();
         gateway.waitUntil(() -> instances().size() == 2, WAIT, "the gateway sees both streams processes");
         for (final JsonNode flag : Json.mapper().readTree(FLAGS)) {
             for (final TestEddy eddy : List.of(gateway, single)) {
@@ -228,17 +231,21 @@ class ScaleOutIT {
 
             final long sent = acked.values().stream().mapToLong(AtomicLong::get).sum();
             assertThat(sent).as("events acknowledged during the run").isGreaterThan(50);
-            gateway.waitUntil(() -> {
+            final AtomicLong counted = new AtomicLong(-1);
+            final Instant deadline = Instant.now().plus(WAIT);
+            while (counted.get() != sent && Instant.now().isBefore(deadline)) {
                 final JsonNode result = trend(gateway, "{\"events\":[{\"id\":\"scale_" + run + "\"}],\"date_from\":\"-1d\",\"display\":\"BoldNumber\"}");
-                return result != null && result.path(0).path("aggregated_value").asLong() == sent;
-            }, WAIT, "every acknowledged event counted");
+                counted.set(result == null ? -1 : result.path(0).path("aggregated_value").asLong());
+                Thread.sleep(200);
+            }
+            assertThat(counted.get()).as("events counted (-1: no answer) of the %d acknowledged", sent).isEqualTo(sent);
             final JsonNode perUser = answered("{\"events\":[{\"id\":\"scale_" + run + "\"}],\"date_from\":\"-1d\","
                     + "\"breakdown\":\"user\",\"breakdown_limit\":1000,\"display\":\"ActionsTable\"}");
-            final Map<String, Long> counted = new TreeMap<>();
-            perUser.forEach(item -> counted.put(item.path("breakdown_value").asText(), item.path("aggregated_value").asLong()));
+            final Map<String, Long> perUserCounted = new TreeMap<>();
+            perUser.forEach(item -> perUserCounted.put(item.path("breakdown_value").asText(), item.path("aggregated_value").asLong()));
             final Map<String, Long> expected = new TreeMap<>();
             acked.forEach((user, n) -> expected.put(user, n.get()));
-            assertThat(counted).as("each person's events, each once").isEqualTo(expected);
+            assertThat(perUserCounted).as("each person's events, each once").isEqualTo(expected);
             final JsonNode persons = answered("{\"events\":[{\"id\":\"scale_" + run + "\",\"math\":\"dau\"}],\"date_from\":\"-1d\","
                     + "\"display\":\"BoldNumber\"}");
             assertThat(persons.path(0).path("aggregated_value").asInt()).isEqualTo(expected.size());

@@ -10,6 +10,7 @@ import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -67,7 +68,10 @@ public final class KeyReads {
             GROUPS.name(), GROUPS);
     /** How a gateway-only process asks a streams instance to read a key wherever it lives. */
     private static final String ROUTED = "&route=1";
+    private static final int HAND_OVER_TRIES = 3;
+    private static final Duration HAND_OVER_PAUSE = Duration.ofMillis(100);
 
+    private final Vertx vertx;
     private final Supplier<Optional<StreamsApp>> streams;
     private final Supplier<String> self;
     private final InternalSecret secret;
@@ -86,6 +90,7 @@ public final class KeyReads {
     public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
                     final InternalSecret secret, final Optional<Instances.Directory> directory, final Duration timeout,
                     final MeterRegistry registry) {
+        this.vertx = vertx;
         this.streams = streams;
         this.self = self;
         this.secret = secret;
@@ -106,7 +111,7 @@ public final class KeyReads {
      */
     public <V> Future<Optional<V>> get(final Readable<V> store, final String routingKey, final String key) {
         if (streams.get().isEmpty() && directory.isPresent()) {
-            return handOver(directory.get(), store, routingKey, key, 2);
+            return handOver(directory.get(), store, routingKey, key, HAND_OVER_TRIES);
         }
         final StreamsApp app;
         final StreamsApp.Owner owner;
@@ -181,7 +186,7 @@ public final class KeyReads {
      */
     public <V> Future<Optional<V>> getGlobal(final Readable<V> store, final String key) {
         if (streams.get().isEmpty() && directory.isPresent()) {
-            return handOver(directory.get(), store, key, key, 2);
+            return handOver(directory.get(), store, key, key, HAND_OVER_TRIES);
         }
         try {
             return Future.succeededFuture(read(() -> running().localStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore()),
@@ -192,8 +197,10 @@ public final class KeyReads {
     }
 
     /**
-     * The key read by a streams instance from the directory, wherever it lives (one more hop to its owner); an
-     * instance that does not answer is dropped from the directory and the next one asked, {@code tries} in all.
+     * The key read by a streams instance from the directory, wherever it lives (one more hop to its owner), tried
+     * {@code tries} times in all: an instance that does not answer is dropped from the directory and the next one
+     * asked at once; one that cannot read the key now (its partition moving) is followed by the next one after
+     * {@link #HAND_OVER_PAUSE}, which may already see the partition's new owner.
      */
     private <V> Future<Optional<V>> handOver(final Instances.Directory instances, final Readable<V> store, final String routingKey,
                                             final String key, final int tries) {
@@ -203,11 +210,16 @@ public final class KeyReads {
                     "No streams instance is answering queries yet; retry shortly.", RETRY_AFTER_SECONDS));
         }
         return forward(HostInfo.buildFromEndpoint(address.get()), store, routingKey, key, ROUTED).recover(e -> {
-            if (!(e instanceof ApiError error) || !"owner_unreachable".equals(error.code())) {
+            if (!(e instanceof ApiError error) || error.status() != 503 || tries <= 1) {
                 return Future.failedFuture(e);
             }
-            instances.unreachable(address.get());
-            return tries > 1 ? handOver(instances, store, routingKey, key, tries - 1) : Future.failedFuture(e);
+            if ("owner_unreachable".equals(error.code())) {
+                instances.unreachable(address.get());
+                return handOver(instances, store, routingKey, key, tries - 1);
+            }
+            final Promise<Optional<V>> again = Promise.promise();
+            vertx.setTimer(HAND_OVER_PAUSE.toMillis(), t -> handOver(instances, store, routingKey, key, tries - 1).onComplete(again));
+            return again.future();
         });
     }
 

@@ -34,14 +34,27 @@ public final class StreamsProcess implements AutoCloseable {
         this.log = log;
     }
 
+    /** Starts one and waits until it is ready ({@link #launch}, {@link #awaitReady}). */
+    public static StreamsProcess start(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
+                                       final Path stateDir) throws IOException, InterruptedException {
+        final StreamsProcess started = launch(name, infra, topicPrefix, secret, stateDir);
+        try {
+            started.awaitReady();
+        } catch (final InterruptedException | RuntimeException e) {
+            started.close();
+            throw e;
+        }
+        return started;
+    }
+
     /**
-     * Starts one and waits until it is ready (its Kafka Streams instance RUNNING).
+     * Starts one without waiting for it: several start at once.
      *
      * @param topicPrefix the gateway's topic prefix
      * @param secret      the deployment's internal secret
      */
-    public static StreamsProcess start(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
-                                       final Path stateDir) throws IOException, InterruptedException {
+    public static StreamsProcess launch(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
+                                        final Path stateDir) throws IOException {
         final String jar = System.getProperty("eddy.jar");
         if (jar == null || !Files.isRegularFile(Path.of(jar))) {
             throw new IllegalStateException("the packaged eddy.jar is needed (system property eddy.jar, set by the build): " + jar);
@@ -62,17 +75,11 @@ public final class StreamsProcess implements AutoCloseable {
                 "EDDY_HTTP_PORT", Integer.toString(port),
                 "EDDY_HTTP_INTERNAL_SECRET", secret,
                 "EDDY_STATE_DIR", stateDir.toString()));
-        final StreamsProcess started = new StreamsProcess(name, builder.start(), port, log);
-        try {
-            started.awaitReady();
-        } catch (final InterruptedException | RuntimeException e) {
-            started.close();
-            throw e;
-        }
-        return started;
+        return new StreamsProcess(name, builder.start(), port, log);
     }
 
-    private void awaitReady() throws InterruptedException {
+    /** Waits until it is ready (its Kafka Streams instance RUNNING); fails if it exits or takes too long. */
+    public void awaitReady() throws InterruptedException {
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         final Instant deadline = Instant.now().plus(READY);
         while (Instant.now().isBefore(deadline)) {
