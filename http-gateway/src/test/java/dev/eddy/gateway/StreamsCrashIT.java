@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
+import dev.eddy.gateway.testing.StreamsProcess;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.persons.PersonSerdes;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +45,7 @@ class StreamsCrashIT {
     private static final int BATCHES = 60;
     private static final int BATCH = 50;
     private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final String SECRET = "crash-test-secret";
 
     @TempDir
     static Path dir;
@@ -56,7 +56,7 @@ class StreamsCrashIT {
     static void start(final Infrastructure shared) throws Exception {
         infra = shared;
         gateway = TestEddy.start(shared, dir.resolve("gateway"), Map.of("EDDY_ROLE", "gateway",
-                "EDDY_CAPTURE_OVERFLOW_ENABLED", "false"));
+                "EDDY_CAPTURE_OVERFLOW_ENABLED", "false", "EDDY_HTTP_INTERNAL_SECRET", SECRET));
     }
 
     @AfterAll
@@ -71,7 +71,7 @@ class StreamsCrashIT {
         final Set<String> acked = ConcurrentHashMap.newKeySet();
         final AtomicInteger batchesSent = new AtomicInteger();
         final String run = UUID.randomUUID().toString().substring(0, 8);
-        Process streams = startStreams();
+        StreamsProcess streams = startStreams();
         final Thread sender = new Thread(() -> {
             for (int b = 0; b < BATCHES; b++) {
                 final List<String> uuids = new ArrayList<>();
@@ -80,9 +80,10 @@ class StreamsCrashIT {
                     final int seq = b * BATCH + i;
                     final String uuid = UUID.randomUUID().toString();
                     uuids.add(uuid);
-                    events.append(i == 0 ? "" : ",").append("{\"event\":\"tick\",\"distinct_id\":\"crash-").append(run).append('-')
-                            .append(seq % USERS).append("\",\"uuid\":\"").append(uuid).append("\",\"properties\":{\"$set\":{\"seq\":")
-                            .append(seq).append("}}}");
+                    final String user = "crash-" + run + "-" + seq % USERS;
+                    events.append(i == 0 ? "" : ",").append("{\"event\":\"tick\",\"distinct_id\":\"").append(user)
+                            .append("\",\"uuid\":\"").append(uuid).append("\",\"properties\":{\"user\":\"").append(user)
+                            .append("\",\"$set\":{\"seq\":").append(seq).append("}}}");
                 }
                 final HttpResponse<String> response = gateway.post("/batch/",
                         "{\"api_key\":\"" + gateway.projectToken() + "\",\"batch\":[" + events + "]}");
@@ -96,7 +97,7 @@ class StreamsCrashIT {
         sender.start();
 
         gateway.waitUntil(() -> batchesSent.get() >= BATCHES / 3, WAIT, "a third of the batches sent");
-        streams.destroyForcibly().waitFor();
+        streams.kill();
         streams = startStreams();
         sender.join();
         assertThat(acked).hasSize(BATCHES * BATCH);
@@ -117,52 +118,37 @@ class StreamsCrashIT {
             // Anything a replay would have duplicated is already in the log: read a little past the last event.
             consumer.poll(Duration.ofSeconds(2)).forEach(r -> byUuid.computeIfAbsent(r.value().event().uuid(),
                     k -> new ArrayList<>()).add(r.value()));
-        } finally {
-            streams.destroy();
-            streams.waitFor();
-        }
+            assertThat(byUuid.keySet()).as("every acknowledged event came out").containsAll(acked);
+            assertThat(byUuid.values()).as("and none twice").allMatch(copies -> copies.size() == 1);
+            assertThat(seqsByUser).hasSize(USERS);
+            seqsByUser.forEach((user, seqs) -> assertThat(seqs).as(user + "'s person saw its events in order")
+                    .isSortedAccordingTo(Integer::compare).doesNotHaveDuplicates().hasSize(BATCHES * BATCH / USERS));
 
-        assertThat(byUuid.keySet()).as("every acknowledged event came out").containsAll(acked);
-        assertThat(byUuid.values()).as("and none twice").allMatch(copies -> copies.size() == 1);
-        assertThat(seqsByUser).hasSize(USERS);
-        seqsByUser.forEach((user, seqs) -> assertThat(seqs).as(user + "'s person saw its events in order")
-                .isSortedAccordingTo(Integer::compare).doesNotHaveDuplicates().hasSize(BATCHES * BATCH / USERS));
+            // The stores agree, read through the gateway: each person's events counted once.
+            final String perPerson = "{\"events\":[{\"id\":\"tick\"}],\"date_from\":\"-1d\",\"breakdown\":\"user\","
+                    + "\"breakdown_limit\":100,\"display\":\"ActionsTable\"}";
+            final Map<String, Long> counted = new TreeMap<>();
+            gateway.waitUntil(() -> {
+                final HttpResponse<String> trend = gateway.request(gateway.personalKey(), "POST", "/api/projects/1/insights/trend/", perPerson);
+                counted.clear();
+                if (trend.statusCode() == 200) {
+                    TestEddy.json(trend).path("result").forEach(item -> counted.put(item.path("breakdown_value").asText(),
+                            item.path("aggregated_value").asLong()));
+                }
+                return counted.values().stream().mapToLong(Long::longValue).sum() == BATCHES * BATCH;
+            }, WAIT, "every acknowledged event in the trends");
+            assertThat(counted).hasSize(USERS).allSatisfy((user, n) -> assertThat(n).as(user).isEqualTo(BATCHES * BATCH / USERS));
+        } finally {
+            streams.close();
+        }
     }
 
-    private Process startStreams() throws IOException, InterruptedException {
-        final Path jar = Path.of(System.getProperty("user.dir"), "target", "eddy.jar");
-        assertThat(jar).as("the packaged jar (failsafe runs after package)").exists();
+    private StreamsProcess startStreams() throws IOException, InterruptedException {
         final Path config = dir.resolve("streams.conf");
         // A killed member is noticed after its session times out; keep that short for the test.
         Files.writeString(config, "kafka.client { session.timeout.ms = 6000, heartbeat.interval.ms = 1500 }\n");
-        final int port = freePort();
-        final ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "streams", "--config", config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("streams.log").toFile()));
-        builder.environment().putAll(Map.of(
-                "EDDY_KAFKA_BOOTSTRAP", infra.kafkaBootstrap(),
-                "EDDY_KAFKA_TOPIC_PREFIX", gateway.topicPrefix(),
-                "EDDY_PARTITIONS", "4",
-                "EDDY_HTTP_HOST", "127.0.0.1",
-                "EDDY_HTTP_PORT", Integer.toString(port),
-                "EDDY_STATE_DIR", dir.resolve("streams-state").toString(),
-                "EDDY_LOG_LEVEL", "WARN"));
-        final Process process = builder.start();
-        gateway.waitUntil(() -> process.isAlive() && healthy(port), WAIT, "the streams process is RUNNING (see streams.log)");
-        return process;
-    }
-
-    private static boolean healthy(final int port) {
-        try {
-            return gateway.http().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/_health")).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (final IOException e) {
-            return false;
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return StreamsProcess.start("crash-streams", infra, gateway.topicPrefix(), SECRET, dir.resolve("streams-state"),
+                List.of("--config", config.toString()));
     }
 
     private static KafkaConsumer<String, EnrichedEvent> committedReader() {
@@ -173,12 +159,6 @@ class StreamsCrashIT {
         // Only what the topology committed: an aborted transaction's records are exactly the ones a replay redoes.
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         return new KafkaConsumer<>(p, new StringDeserializer(), PersonSerdes.enrichedEvent().deserializer());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static void sleep(final long millis) {

@@ -37,7 +37,13 @@ public final class StreamsProcess implements AutoCloseable {
     /** Starts one and waits until it is ready ({@link #launch}, {@link #awaitReady}). */
     public static StreamsProcess start(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
                                        final Path stateDir) throws IOException, InterruptedException {
-        final StreamsProcess started = launch(name, infra, topicPrefix, secret, stateDir);
+        return start(name, infra, topicPrefix, secret, stateDir, List.of());
+    }
+
+    /** As {@link #start(String, Infrastructure, String, String, Path)}, with more arguments (e.g. {@code --config FILE}). */
+    public static StreamsProcess start(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
+                                       final Path stateDir, final List<String> args) throws IOException, InterruptedException {
+        final StreamsProcess started = launch(name, infra, topicPrefix, secret, stateDir, args);
         try {
             started.awaitReady();
         } catch (final InterruptedException | RuntimeException e) {
@@ -55,6 +61,11 @@ public final class StreamsProcess implements AutoCloseable {
      */
     public static StreamsProcess launch(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
                                         final Path stateDir) throws IOException {
+        return launch(name, infra, topicPrefix, secret, stateDir, List.of());
+    }
+
+    private static StreamsProcess launch(final String name, final Infrastructure infra, final String topicPrefix, final String secret,
+                                         final Path stateDir, final List<String> args) throws IOException {
         final String jar = System.getProperty("eddy.jar");
         if (jar == null || !Files.isRegularFile(Path.of(jar))) {
             throw new IllegalStateException("the packaged eddy.jar is needed (system property eddy.jar, set by the build): " + jar);
@@ -64,8 +75,12 @@ public final class StreamsProcess implements AutoCloseable {
         Files.createDirectories(logs);
         final Path log = logs.resolve(name + ".log");
         final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        final ProcessBuilder builder = new ProcessBuilder(List.of(java.toString(), "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar, "streams"))
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        final List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar,
+                "streams"));
+        command.addAll(args);
+        // A restarted process (same name) appends to the same log.
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(Map.of(
                 "EDDY_KAFKA_BOOTSTRAP", infra.kafkaBootstrap(),
                 "EDDY_KAFKA_TOPIC_PREFIX", topicPrefix,
@@ -107,6 +122,11 @@ public final class StreamsProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** Kills it with SIGKILL, as a crash does: no shutdown hook, no leaving the group, no commit. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
     }
 
     /** Stops it as an operator does (SIGTERM: it leaves the group and tells the gateways) and waits for the exit. */
