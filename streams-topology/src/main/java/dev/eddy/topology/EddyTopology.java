@@ -76,7 +76,13 @@ public final class EddyTopology {
                 StoreNames.UNIQUE_MARKERS, topics.enriched().name());
     }
 
+    /** The topology, with unreadable global-store records only logged (tests). */
     public static Topology build(final EddyTopics topics, final StreamsConfig streams) {
+        return build(topics, streams, DeadLetters.LOG_ONLY);
+    }
+
+    /** @param deadLetters where the global stores' loaders send records they cannot read */
+    public static Topology build(final EddyTopics topics, final StreamsConfig streams, final DeadLetters deadLetters) {
         final Topology t = new Topology();
 
         // Captured events: keyed ones straight to their distinct id's owner, overflow re-keyed first.
@@ -123,10 +129,10 @@ public final class EddyTopology {
         t.addProcessor(GROUPS, GroupsProcessor::new, GROUP_COMMANDS_SOURCE);
         t.addStateStore(store(StoreNames.GROUPS, PersonSerdes.groupState()), GROUPS);
         sink(t, GROUPS_SINK, topics.groupStates(), GROUPS);
-        global(t, StoreNames.GROUP_TYPES, topics.groupTypes());
-        global(t, StoreNames.GROUPS_GLOBAL, topics.groupStates());
+        global(t, StoreNames.GROUP_TYPES, topics.groupTypes(), deadLetters);
+        global(t, StoreNames.GROUPS_GLOBAL, topics.groupStates(), deadLetters);
         // Feature flag definitions, for evaluating /decide and /flags on any instance.
-        global(t, StoreNames.FLAG_DEFINITIONS, topics.flagDefinitions());
+        global(t, StoreNames.FLAG_DEFINITIONS, topics.flagDefinitions(), deadLetters);
 
         // Analytics over enriched events.
         source(t, ENRICHED_SOURCE, topics.enriched());
@@ -177,35 +183,57 @@ public final class EddyTopology {
                 parent);
     }
 
-    /** A read-only copy on every instance of a compacted topic; the topic is its changelog. */
-    private static <V> void global(final Topology t, final String store, final Topic<String, V> topic) {
+    /**
+     * A read-only copy on every instance of a compacted topic; the topic is its changelog. Values arrive as bytes and
+     * are read by the loader, which sends those it cannot read to {@code deadLetters} and keeps the key's last value.
+     */
+    private static <V> void global(final Topology t, final String store, final Topic<String, V> topic, final DeadLetters deadLetters) {
         t.addGlobalStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store), Serdes.String(),
                         topic.valueSerde()).withLoggingDisabled(), store + "-source",
-                topic.keySerde().deserializer(), topic.valueSerde().deserializer(), topic.name(), store + "-loader",
-                () -> new GlobalLoader<>(store));
+                topic.keySerde().deserializer(), Serdes.ByteArray().deserializer(), topic.name(), store + "-loader",
+                () -> new GlobalLoader<>(store, topic, deadLetters));
     }
 
-    /** Puts every record of a global store's topic into the store (a null value deletes). */
-    private static final class GlobalLoader<V> implements Processor<String, V, Void, Void> {
+    /** Puts every readable record of a global store's topic into the store (a null value deletes). */
+    private static final class GlobalLoader<V> implements Processor<String, byte[], Void, Void> {
         private final String storeName;
+        private final Topic<String, V> topic;
+        private final DeadLetters deadLetters;
+        private ProcessorContext<Void, Void> context;
         private KeyValueStore<String, V> store;
 
-        GlobalLoader(final String storeName) {
+        GlobalLoader(final String storeName, final Topic<String, V> topic, final DeadLetters deadLetters) {
             this.storeName = storeName;
+            this.topic = topic;
+            this.deadLetters = deadLetters;
         }
 
         @Override
         public void init(final ProcessorContext<Void, Void> context) {
+            this.context = context;
             store = context.getStateStore(storeName);
         }
 
         @Override
-        public void process(final Record<String, V> record) {
+        public void process(final Record<String, byte[]> record) {
             if (record.value() == null) {
                 store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
+                return;
             }
+            final V value;
+            try {
+                value = topic.valueSerde().deserializer().deserialize(topic.name(), record.value());
+                if (value == null) {
+                    throw new org.apache.kafka.common.errors.SerializationException("the value reads as nothing");
+                }
+            } catch (final RuntimeException e) {
+                final var metadata = context.recordMetadata();
+                deadLetters.send(metadata.map(m -> m.topic()).orElse(topic.name()), metadata.map(m -> m.partition()).orElse(-1),
+                        metadata.map(m -> m.offset()).orElse(-1L),
+                        record.key() == null ? null : record.key().getBytes(java.nio.charset.StandardCharsets.UTF_8), record.value(), e);
+                return;
+            }
+            store.put(record.key(), value);
         }
     }
 }

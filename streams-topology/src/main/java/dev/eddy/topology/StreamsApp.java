@@ -42,13 +42,16 @@ public final class StreamsApp implements AutoCloseable {
     /** Per store, which instance owns each partition: read on every keyed query, rebuilt after each state change. */
     private final Map<String, Routing> routing = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
+    private final DeadLetters deadLetters;
     private final AtomicLong rebalances = new AtomicLong();
 
     /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
     private final int partitions;
 
-    private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics, final int partitions) {
+    private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics, final int partitions,
+                       final DeadLetters deadLetters) {
         this.streams = streams;
+        this.deadLetters = deadLetters;
         this.keyTopics = keyTopics;
         this.partitions = partitions;
     }
@@ -73,7 +76,8 @@ public final class StreamsApp implements AutoCloseable {
      */
     public static StreamsApp start(final EddyConfig config, final String advertised) {
         final EddyTopics topics = EddyTopics.of(config.kafka());
-        final org.apache.kafka.streams.Topology topology = EddyTopology.build(topics, config.streams());
+        final DeadLetters deadLetters = DeadLetters.producing(config.kafka(), topics.dlq().name());
+        final org.apache.kafka.streams.Topology topology = EddyTopology.build(topics, config.streams(), deadLetters);
         final KafkaStreams streams = new KafkaStreams(topology, StreamsProperties.of(config, advertised));
         final java.nio.file.Path appStateDir = config.streams().stateDir().toAbsolutePath().resolve(config.applicationId());
         final String fingerprint = TopologyFingerprint.of(topology.describe());
@@ -83,7 +87,7 @@ public final class StreamsApp implements AutoCloseable {
             streams.cleanUp();
         }
         TopologyFingerprint.record(appStateDir, fingerprint);
-        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions());
+        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions(), deadLetters);
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
             if (newState == KafkaStreams.State.REBALANCING && oldState != KafkaStreams.State.REBALANCING) {
@@ -307,5 +311,6 @@ public final class StreamsApp implements AutoCloseable {
         if (!clean) {
             LOG.warn("streams did not close within {}", CLOSE_TIMEOUT);
         }
+        deadLetters.close();
     }
 }

@@ -91,6 +91,33 @@ class EddyTopologyTest {
         assertThat(query(1, H10, H10, Optional.empty())).containsExactly(new HourlyCount("after-poison", H10, 1));
     }
 
+    @Test
+    void anUnreadableGlobalRecordGoesToTheDeadLettersAndKeepsTheKeysValue() {
+        final java.util.List<String> dead = new java.util.ArrayList<>();
+        final DeadLetters recording = (topic, partition, offset, key, value, cause) ->
+                dead.add(topic + "@" + offset + " " + new String(key, StandardCharsets.UTF_8) + " " + cause.getClass().getSimpleName());
+        driver.close();
+        final EddyConfig config = ConfigLoader.load(Map.of("EDDY_STATE_DIR", stateDir.resolve("dead").toString()), Optional.empty());
+        driver = new TopologyTestDriver(EddyTopology.build(topics, config.streams(), recording),
+                StreamsProperties.of(config, "127.0.0.1:8000"));
+        final TestInputTopic<String, byte[]> types = driver.createInputTopic(topics.groupTypes().name(),
+                new org.apache.kafka.common.serialization.StringSerializer(), new ByteArraySerializer());
+
+        types.pipeInput("1", "{\"types\":{\"company\":0}}".getBytes(StandardCharsets.UTF_8));
+        // A global thread that threw here would stop the whole instance.
+        types.pipeInput("1", "\u0000 not group types".getBytes(StandardCharsets.UTF_8));
+        types.pipeInput("2", "[1,2]".getBytes(StandardCharsets.UTF_8));
+        types.pipeInput("3", "{\"types\":{\"team\":0}}".getBytes(StandardCharsets.UTF_8));
+
+        final org.apache.kafka.streams.state.KeyValueStore<String, dev.eddy.groups.GroupTypes> store =
+                driver.getKeyValueStore(dev.eddy.stores.StoreNames.GROUP_TYPES);
+        assertThat(store.get("1").types()).containsExactly(Map.entry("company", 0));
+        assertThat(store.get("2")).isNull();
+        assertThat(store.get("3").types()).containsExactly(Map.entry("team", 0));
+        assertThat(dead).containsExactly(topics.groupTypes().name() + "@1 1 SerializationException",
+                topics.groupTypes().name() + "@2 2 SerializationException");
+    }
+
     private void send(final long project, final String name, final Instant at) {
         final CapturedEvent e = new CapturedEvent(1, UUID.randomUUID().toString(), project, "phc_" + project, "user-1",
                 name, Json.mapper().createObjectNode(), at, at, null, "127.0.0.1", null, null);
