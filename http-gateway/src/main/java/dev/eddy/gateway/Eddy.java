@@ -38,6 +38,8 @@ import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.sharing.SharedLinks;
+import dev.eddy.gateway.sharing.SharedPage;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
@@ -247,10 +249,10 @@ public final class Eddy implements AutoCloseable {
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
-            routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations)::mount);
+            routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
             final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),
                     config.dashboards(), registry);
-            routes.add(new LiveRoutes(projects, dashboards, sharing, auth, live)::mount);
+            routes.add(new LiveRoutes(projects, dashboards, new SharedLinks(sharing, dashboards, insights), auth, live)::mount);
         }
         return routes;
     }

@@ -7,11 +7,10 @@ import dev.eddy.gateway.dashboards.DashboardRoutes;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.projects.ProjectRepository;
-import dev.eddy.gateway.sharing.SharingRepository;
+import dev.eddy.gateway.sharing.SharedLinks;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -26,21 +25,18 @@ import java.util.function.Supplier;
 public final class LiveRoutes {
     private static final String API = "/api/projects/:project_id/dashboards/:id/stream";
     private static final String SHARED = "/shared/:access_token/stream";
-    /** The public reader has no user. */
-    private static final long ANONYMOUS = 0;
-    private static final int MAX_TOKEN = 100;
 
     private final ProjectRepository projects;
     private final DashboardRepository dashboards;
-    private final SharingRepository sharing;
+    private final SharedLinks links;
     private final PersonalApiKeyAuth auth;
     private final LiveDashboards live;
 
-    public LiveRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final SharingRepository sharing,
+    public LiveRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final SharedLinks links,
                       final PersonalApiKeyAuth auth, final LiveDashboards live) {
         this.projects = projects;
         this.dashboards = dashboards;
-        this.sharing = sharing;
+        this.links = links;
         this.auth = auth;
         this.live = live;
     }
@@ -65,16 +61,12 @@ public final class LiveRoutes {
 
     private void shared(final RoutingContext ctx) {
         final String token = ctx.pathParam("access_token");
-        if (token == null || token.length() > MAX_TOKEN) {
-            ctx.fail(ApiError.notFound("Not found."));
-            return;
-        }
-        sharing.enabledByToken(token).compose(ApiError::orNotFound)
-                .compose(s -> s.dashboardId() == null ? Future.failedFuture(ApiError.notFound("Not found."))
-                        : dashboards.find(s.projectId(), ANONYMOUS, s.dashboardId()).map(found -> found.filter(d -> !d.deleted()))
-                                .compose(ApiError::orNotFound).map(d -> s))
-                .onSuccess(s -> open(ctx, s.projectId(), s.dashboardId(), () -> sharing.enabledByToken(token)
-                        .map(now -> now.filter(n -> Objects.equals(n.dashboardId(), s.dashboardId())).isPresent())))
+        links.openDashboard(token)
+                .onSuccess(o -> open(ctx, o.sharing().projectId(), o.dashboard().id(), () -> links.openDashboard(token)
+                        .map(now -> now.dashboard().id() == o.dashboard().id())
+                        // Only a definite "not shared" ends the stream; a database hiccup leaves it open.
+                        .recover(e -> e instanceof ApiError error && error.status() == 404
+                                ? Future.succeededFuture(false) : Future.failedFuture(e))))
                 .onFailure(ctx::fail);
     }
 
