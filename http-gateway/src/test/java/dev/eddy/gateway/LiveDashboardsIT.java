@@ -114,6 +114,7 @@ class LiveDashboardsIT extends EddyIT {
             final double seconds = (System.nanoTime() - started) / 1e9;
             final double recalculations = metric("eddy_live_recalculations_total") - before;
 
+            System.out.printf("%d batches: %.0f recalculations in %.1f s, values pushed %s%n", batches, recalculations, seconds, seen);
             assertThat(shown).isEqualTo(batches);
             assertThat(stream.poll(Duration.ZERO)).as("nothing after the last value").isNull();
             assertThat(recalculations).as("%s s, values pushed %s", seconds, seen)
