@@ -30,7 +30,8 @@ since() { local d=$(( $(now_ms) - $1 )); printf '%d.%d s' $((d / 1000)) $((d % 1
 ensure_jar() {
   local jar="$EDDY_ROOT/http-gateway/target/eddy.jar"
   if [ ! -f "$jar" ] || [ -n "$(cd "$EDDY_ROOT" && find pom.xml config state-stores streams-topology http-gateway \
-          \( -name pom.xml -o -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]; then
+          \( -name pom.xml -o -path '*/src/main/*' \) -not -path '*/node_modules/*' -type f -newer "$jar" -print -quit)" ]; then
+    require_node
     log "building eddy.jar (first time takes a few minutes: Maven downloads the dependencies)"
     (cd "$EDDY_ROOT" && mvn -B -q --no-transfer-progress -DskipTests package) >&2
   fi
@@ -67,4 +68,29 @@ local_infra() {
     # The PostgreSQL script records the URL, user and password it set up (the port differs in embedded mode).
     set -a; source "$EDDY_DATA/postgres.env"; set +a
   fi
+}
+
+# ensure_chromium: Debian's chromium at /usr/bin/chromium, which the browser test (SharedDashboardBrowserIT) drives
+# through playwright-core. Installed with apt when missing (through sudo when not root; the package lists are
+# refreshed first when apt does not know the package yet). Never a browser download of a test tool's own.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "/usr/bin/chromium is missing; install Debian's chromium as root (apt-get install chromium)"
+    sudo=(sudo)
+  fi
+  log "installing Debian's chromium for the browser test (output in $EDDY_LOGS/apt-chromium.log)"
+  {
+    apt-cache show chromium >/dev/null 2>&1 || "${sudo[@]}" apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+  } >"$EDDY_LOGS/apt-chromium.log" 2>&1 || die "could not install chromium (see $EDDY_LOGS/apt-chromium.log)"
+  [ -x /usr/bin/chromium ] || die "the chromium package is installed but /usr/bin/chromium is not there"
+}
+
+# require_node: the build bundles the shared dashboard page with the machine's node and npm (Maven calls npm ci and
+# npm run build in http-gateway/src/main/web).
+require_node() {
+  command -v node >/dev/null && command -v npm >/dev/null \
+    || die "node and npm are needed to build the shared dashboard page (Debian: apt-get install nodejs npm)"
 }

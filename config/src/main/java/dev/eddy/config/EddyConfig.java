@@ -12,7 +12,8 @@ public record EddyConfig(
         CaptureConfig capture,
         BootstrapConfig bootstrap,
         GeoIpConfig geoip,
-        InsightsConfig insights) {
+        InsightsConfig insights,
+        DashboardsConfig dashboards) {
 
     static EddyConfig from(final Config c) {
         return new EddyConfig(
@@ -24,7 +25,8 @@ public record EddyConfig(
                 CaptureConfig.from(c),
                 BootstrapConfig.from(c),
                 GeoIpConfig.from(c),
-                InsightsConfig.from(c));
+                InsightsConfig.from(c),
+                DashboardsConfig.from(c));
     }
 
     /** The Streams application id, namespaced like the topics. */
@@ -33,6 +35,6 @@ public record EddyConfig(
     }
 
     public EddyConfig withRole(final Role newRole) {
-        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip, insights);
+        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip, insights, dashboards);
     }
 }

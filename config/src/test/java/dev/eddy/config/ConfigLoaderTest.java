@@ -76,6 +76,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void liveDashboardsPollEverySecondByDefault() {
+        final DashboardsConfig defaults = ConfigLoader.load(Map.of(), Optional.empty()).dashboards();
+        assertThat(defaults.liveDebounce()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(defaults.liveMaxSubscribers()).isEqualTo(1000);
+
+        final DashboardsConfig c = ConfigLoader.load(Map.of("EDDY_DASHBOARDS_LIVE_DEBOUNCE", "250ms",
+                "EDDY_DASHBOARDS_LIVE_MAX_SUBSCRIBERS", "3"), Optional.empty()).dashboards();
+        assertThat(c.liveDebounce()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.liveMaxSubscribers()).isEqualTo(3);
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_DASHBOARDS_LIVE_DEBOUNCE", "0s"), Optional.empty()))
+                .hasMessageContaining("dashboards.live-debounce");
+    }
+
+    @Test
     void environmentNamesFollowTheKeys() {
         assertThat(ConfigLoader.environmentName("http.port")).isEqualTo("EDDY_HTTP_PORT");
         assertThat(ConfigLoader.environmentName("state-dir")).isEqualTo("EDDY_STATE_DIR");

@@ -28,12 +28,18 @@ import dev.eddy.gateway.http.ErrorHandler;
 import dev.eddy.gateway.insights.InsightCalculations;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.gateway.insights.InsightRoutes;
+import dev.eddy.gateway.live.DashboardViews;
+import dev.eddy.gateway.live.LiveDashboards;
+import dev.eddy.gateway.live.LiveRoutes;
+import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.sharing.SharedLinks;
+import dev.eddy.gateway.sharing.SharedPage;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
@@ -202,6 +208,7 @@ public final class Eddy implements AutoCloseable {
                 directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
         final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), registry);
+        final ProjectChanges changes = ProjectChanges.register(scatter);
         final PersonsService persons = new PersonsService(scatter, reads);
         final EventCountService eventCounts = new EventCountService(scatter);
         FlagsService.registerReads(scatter);
@@ -250,7 +257,11 @@ public final class Eddy implements AutoCloseable {
             routes.add(flagRoutes, new DecideRoutes(tokens, evaluation, geoIp)::mount);
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
-            routes.add(new SharingRoutes(projects, dashboards, insights, new SharingRepository(pool.get()), calculations)::mount);
+            final SharingRepository sharing = new SharingRepository(pool.get());
+            routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
+            final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),
+                    config.dashboards(), registry);
+            routes.add(new LiveRoutes(projects, dashboards, new SharedLinks(sharing, dashboards, insights), auth, live)::mount);
         }
         return routes;
     }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** Dashboard collaborators and the sharing of dashboards and insights, over HTTP on a real PostgreSQL. */
 class SharingAndCollaboratorsIT extends GatewayIT {
+    /** What a browser's navigation asks for. */
+    private static final String BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
     private static TestUsers.TestUser member;
     private static TestUsers.TestUser outsider;
 
@@ -95,6 +97,50 @@ class SharingAndCollaboratorsIT extends GatewayIT {
         assertThat(eddy.get("/shared/" + rotated, Map.of()).statusCode()).isEqualTo(404);
     }
 
+    /**
+     * A browser opening a shared dashboard's link gets the page that draws it (never cached, held to this server's
+     * assets), whose hashed assets are cached for a year; API clients keep getting the JSON at the same address.
+     */
+    @Test
+    void aBrowserGetsTheSharedDashboardsPageAndClientsItsJson() {
+        final long d = create("/api/projects/1/dashboards/", "{\"name\":\"on a wall\"}");
+        final String sharing = "/api/projects/1/dashboards/" + d + "/sharing/";
+        final String token = TestEddy.json(send(eddy.personalKey(), "PATCH", sharing, "{\"enabled\":true}")).get("access_token").asText();
+
+        final HttpResponse<String> page = eddy.get("/shared/" + token, Map.of("Accept", BROWSER));
+
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
+        assertThat(page.headers().firstValue("Cache-Control")).hasValue("no-cache");
+        assertThat(page.headers().firstValue("Vary")).hasValueSatisfying(v -> assertThat(v).containsIgnoringCase("accept"));
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(v -> assertThat(v)
+                .contains("default-src 'self'").contains("script-src 'self'").contains("connect-src 'self'"));
+        final java.util.regex.Matcher assets = java.util.regex.Pattern.compile("(?:src|href)=\"(/static/[^\"]+)\"").matcher(page.body());
+        final java.util.List<String> found = new java.util.ArrayList<>();
+        while (assets.find()) {
+            found.add(assets.group(1));
+        }
+        assertThat(found).hasSize(2).anyMatch(a -> a.matches("/static/shared-dashboard-[A-Z0-9]+\\.js"))
+                .anyMatch(a -> a.matches("/static/shared-dashboard-[A-Z0-9]+\\.css"));
+        for (final String asset : found) {
+            final HttpResponse<String> served = eddy.get(asset, Map.of());
+            assertThat(served.statusCode()).as(asset).isEqualTo(200);
+            assertThat(served.headers().firstValue("Cache-Control")).as(asset)
+                    .hasValueSatisfying(v -> assertThat(v).contains("immutable").contains("max-age=31536000"));
+        }
+        assertThat(page.body()).as("nothing loaded from elsewhere").doesNotContain("http://", "https://", "//cdn");
+
+        for (final Map<String, String> client : java.util.List.of(Map.<String, String>of(), Map.of("Accept", "application/json"),
+                Map.of("Accept", "*/*"))) {
+            final HttpResponse<String> json = eddy.get("/shared/" + token, client);
+            assertThat(json.headers().firstValue("Content-Type")).as(client.toString()).hasValue("application/json");
+            assertThat(TestEddy.json(json).get("dashboard").get("name").asText()).isEqualTo("on a wall");
+        }
+        send(eddy.personalKey(), "PATCH", sharing, "{\"enabled\":false}");
+        assertThat(eddy.get("/shared/" + token, Map.of("Accept", BROWSER)).statusCode()).isEqualTo(404);
+        assertThat(eddy.get("/shared/" + token + "/stream", Map.of()).statusCode()).isEqualTo(404);
+    }
+
     @Test
     void anInsightCanBeSharedOnItsOwn() {
         final long i = create("/api/projects/1/insights/", "{\"name\":\"alone\"}");
@@ -104,6 +150,18 @@ class SharingAndCollaboratorsIT extends GatewayIT {
 
         assertThat(TestEddy.json(eddy.get("/shared/" + token, Map.of())).get("insight").get("name").asText()).isEqualTo("alone");
         assertThat(eddy.get("/shared/" + UUID.randomUUID(), Map.of()).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void anInsightsLinkAnswersJsonEvenToABrowser() {
+        final long i = create("/api/projects/1/insights/", "{\"name\":\"alone in a browser\"}");
+        final String token = TestEddy.json(send(eddy.personalKey(), "PATCH", "/api/projects/1/insights/" + i + "/sharing/",
+                "{\"enabled\":true}")).get("access_token").asText();
+
+        final HttpResponse<String> shared = eddy.get("/shared/" + token, Map.of("Accept", BROWSER));
+
+        assertThat(TestEddy.json(shared).get("insight").get("name").asText()).isEqualTo("alone in a browser");
+        assertThat(eddy.get("/shared/" + token + "/stream", Map.of()).statusCode()).as("no live stream of an insight").isEqualTo(404);
     }
 
     @Test

@@ -26,12 +26,25 @@ public record HourlyEventKey(long projectId, long hour, String event) {
      * project's): until then, queries read that partition's events instead.
      */
     public static final HourlyEventKey BUILT = new HourlyEventKey(0, 0, "#built");
+    /** The name of the change counters' keys ({@link #changes}), in the bookkeeping project 0 with {@link #BUILT}. */
+    private static final String CHANGES = "#changes";
 
     public HourlyEventKey {
         Objects.requireNonNull(event, "event");
         if (projectId < 0) {
             throw new IllegalArgumentException("project must not be negative");
         }
+    }
+
+    /**
+     * Where a partition counts the changes to a project's timelines: every event that enters a timeline of the
+     * project there, or leaves one (moved away by a merge, expired), adds one. Only ever incremented, so the sum over
+     * every partition changes exactly when some partition's events of the project did: live dashboards poll it to
+     * know when to recalculate. It lives under project 0 (no project's: project ids start at 1), with the project id
+     * in the hour field, so no count of any project's range ever includes it.
+     */
+    public static HourlyEventKey changes(final long projectId) {
+        return new HourlyEventKey(0, projectId, CHANGES);
     }
 
     public static HourlyEventKey of(final long projectId, final Instant timestamp, final String event) {

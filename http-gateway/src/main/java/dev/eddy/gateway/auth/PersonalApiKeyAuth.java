@@ -1,9 +1,12 @@
 package dev.eddy.gateway.auth;
 
 import dev.eddy.gateway.http.ApiError;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +80,16 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
                 ctx.fail(ApiError.forbidden("permission_denied", "API key missing required scope '" + scope + "'"));
             }
         };
+    }
+
+    /**
+     * Looks the request's key up again, for an answer that outlives its request (a live dashboard stream): a key
+     * revoked since, or that lost a scope, must end it. Only for a request this handler let through.
+     */
+    public Supplier<Future<Optional<Principal>>> recheck(final RoutingContext ctx) {
+        principal(ctx);
+        final String hash = ApiKeys.hash(ctx.request().getHeader(HttpHeaders.AUTHORIZATION).substring(BEARER.length()).trim());
+        return () -> keys.findActive(hash);
     }
 
     public static Principal principal(final RoutingContext ctx) {

@@ -22,6 +22,7 @@ public final class ProjectRepository {
     private static final String PAGE = "SELECT " + COLUMNS + VISIBLE + " ORDER BY p.id LIMIT $3 OFFSET $4";
     private static final String ONE = "SELECT " + COLUMNS + VISIBLE + " AND p.id = $3";
     private static final String BY_TOKEN = "SELECT id FROM projects WHERE api_token = $1";
+    private static final String BY_ID = "SELECT " + COLUMNS + " FROM projects p WHERE p.id = $1";
     /** The caller's first organization (by join time) is where a new project goes, as in PostHog's current one. */
     private static final String INSERT = "INSERT INTO projects (uuid, organization_id, name, api_token, timezone, week_start_day, "
             + "test_account_filters) SELECT $2, m.organization_id, $3, $4, $5, $6, $7 FROM organization_memberships m "
@@ -96,6 +97,15 @@ public final class ProjectRepository {
             return pool.preparedQuery("UPDATE projects SET " + sets + " WHERE id = $1").execute(Tuple.from(values))
                     .compose(v -> require(who, projectId));
         });
+    }
+
+    /**
+     * A project by id, whoever asks: only for work a caller was authorised for already (a live dashboard's
+     * recalculations, which outlive the request that opened them).
+     */
+    public Future<Optional<Project>> byId(final long projectId) {
+        return pool.preparedQuery(BY_ID).execute(Tuple.of(projectId))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toProject(rows.iterator().next())));
     }
 
     /** The project a project API key belongs to. */

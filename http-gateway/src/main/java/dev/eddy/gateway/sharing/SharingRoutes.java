@@ -13,6 +13,7 @@ import dev.eddy.gateway.insights.InsightCalculations;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.gateway.projects.ProjectRepository;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
@@ -21,29 +22,33 @@ import java.util.Map;
  * Sharing of dashboards and insights: {@code GET/PATCH .../sharing/} (the configuration, created disabled on first
  * read; PATCH {@code enabled}), {@code POST .../sharing/refresh/} (a new access token), and the public
  * {@code GET /shared/:access_token} (the shared dashboard or insight, read-only, only while enabled). A public viewer
- * sees the results the cache holds (a dashboard's tiles with its filters applied) and never starts a calculation.
+ * sees the results the cache holds (a dashboard's tiles with its filters applied) and never starts a calculation; a
+ * browser opening a shared dashboard gets the page that draws it with fresh results, live ({@link SharedPage}, fed by
+ * {@code /shared/:access_token/stream}).
  */
 public final class SharingRoutes {
     public static final String READ = "sharing_configuration:read";
     public static final String WRITE = "sharing_configuration:write";
     private static final String DASHBOARD = "/api/projects/:project_id/dashboards/:id/sharing";
     private static final String INSIGHT = "/api/projects/:project_id/insights/:id/sharing";
-    /** The public reader has no user: it gets the view privilege. */
-    private static final long ANONYMOUS = 0;
 
     private final ProjectRepository projects;
     private final DashboardRepository dashboards;
     private final InsightRepository insights;
     private final SharingRepository sharing;
     private final InsightCalculations calculations;
+    private final SharedLinks links;
+    private final SharedPage page;
 
     public SharingRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final InsightRepository insights,
-                         final SharingRepository sharing, final InsightCalculations calculations) {
+                         final SharingRepository sharing, final InsightCalculations calculations, final SharedPage page) {
         this.projects = projects;
         this.dashboards = dashboards;
         this.insights = insights;
         this.sharing = sharing;
         this.calculations = calculations;
+        this.links = new SharedLinks(sharing, dashboards, insights);
+        this.page = page;
     }
 
     public void mount(final Router router) {
@@ -56,6 +61,7 @@ public final class SharingRoutes {
         router.patch(INSIGHT).handler(PersonalApiKeyAuth.require(WRITE)).handler(ctx -> respond(ctx, enabled(ctx, insightSharing(ctx))));
         router.post(INSIGHT + "/refresh").handler(PersonalApiKeyAuth.require(WRITE))
                 .handler(ctx -> respond(ctx, insightSharing(ctx).compose(sharing::refresh)));
+        page.mountAssets(router);
         router.get("/shared/:access_token").handler(this::shared);
     }
 
@@ -93,22 +99,22 @@ public final class SharingRoutes {
                 .compose(i -> sharing.ofInsight(projectId, i.id()));
     }
 
+    /**
+     * The shared object as JSON; for a dashboard opened by a browser (its {@code Accept} prefers HTML), the page that
+     * draws it live ({@link SharedPage}).
+     */
     private void shared(final RoutingContext ctx) {
-        final String token = ctx.pathParam("access_token");
-        if (token == null || token.length() > 100) {
-            ctx.fail(ApiError.notFound("Not found."));
-            return;
-        }
-        sharing.enabledByToken(token).compose(ApiError::orNotFound).compose(s -> {
-            if (s.dashboardId() != null) {
-                return dashboards.find(s.projectId(), ANONYMOUS, s.dashboardId())
-                        .map(found -> found.filter(d -> !d.deleted())).compose(ApiError::orNotFound)
-                        .map(d -> Map.<String, Object>of("dashboard", publicForm(withCachedResults(s.projectId(), d))));
+        final boolean html = SharedPage.prefersHtml(ctx.request().getHeader(HttpHeaders.ACCEPT));
+        ctx.response().putHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
+        links.open(ctx.pathParam("access_token")).onSuccess(opened -> {
+            if (opened.dashboard() != null && html) {
+                page.send(ctx);
+            } else if (opened.dashboard() != null) {
+                Responses.json(ctx, 200, Map.of("dashboard", publicForm(withCachedResults(opened.sharing().projectId(), opened.dashboard()))));
+            } else {
+                Responses.json(ctx, 200, Map.of("insight", calculations.cachedOnly(opened.sharing().projectId(), opened.insight())));
             }
-            return insights.find(s.projectId(), s.insightId())
-                    .map(found -> found.filter(i -> !i.deleted())).compose(ApiError::orNotFound)
-                    .map(i -> Map.<String, Object>of("insight", calculations.cachedOnly(s.projectId(), i)));
-        }).onSuccess(body -> Responses.json(ctx, 200, body)).onFailure(ctx::fail);
+        }).onFailure(ctx::fail);
     }
 
     private Dashboard withCachedResults(final long projectId, final Dashboard d) {

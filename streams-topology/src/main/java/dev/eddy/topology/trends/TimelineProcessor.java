@@ -43,7 +43,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>The partition's hourly counts in {@link StoreNames#HOURLY_COUNTS} and unique-person markers in
  * {@link StoreNames#UNIQUE_MARKERS} follow the timelines exactly: an event counts, and marks its person's hour, when
  * it first enters a timeline here, and stops when it leaves (moved to another partition, or expired), so unfiltered
- * trends answered from them equal trends scanned from the timelines.
+ * trends answered from them equal trends scanned from the timelines. Each of those entries and departures also adds
+ * one to the project's change counter there ({@link HourlyEventKey#changes}), which live dashboards poll.
  *
  * <p>Retention: each stored event is indexed in {@link StoreNames#TIMELINE_EXPIRY} by the day it was stored; a
  * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
@@ -202,11 +203,26 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final TimelineEvent decoded = TimelineEvent.decode(event);
         final UUID personUuid = UUID.fromString(person);
         final Bytes key = TimelineKeys.of(projectId, personUuid, decoded.timeMicros(), decoded.uuid());
-        if (timelines.get(key) == null && counted(key)) {
+        // A re-delivered event overwrites itself: no count, no change.
+        final boolean added = timelines.get(key) == null;
+        if (added && counted(key)) {
             index(projectId, personUuid, decoded);
         }
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
+        if (added) {
+            changed(projectId, 1);
+        }
+    }
+
+    /**
+     * Adds {@code events} to the project's change counter ({@link HourlyEventKey#changes}): whatever entered or left
+     * its timelines here, counted or not yet (a rebuild running), since queries read the timelines then.
+     */
+    private void changed(final long projectId, final long events) {
+        final HourlyEventKey key = HourlyEventKey.changes(projectId);
+        final Long current = rollups.get(key);
+        rollups.put(key, (current == null ? 0 : current) + events);
     }
 
     /** Adds {@code delta} to the event's hourly count; a count that reaches zero is removed. */
@@ -253,6 +269,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         if (counted(key)) {
             count(projectId, event, -1);
         }
+        changed(projectId, 1);
         final long day = UniqueMarkers.dayOf(event.time());
         int named = 0;
         int all = 0;
@@ -341,6 +358,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
             marked.add(UniqueMarkers.key(merge.projectId(), UniqueMarkers.ALL_EVENTS, day, source));
         }
         marked.forEach(markers::delete);
+        if (!events.isEmpty()) {
+            changed(merge.projectId(), events.size());
+        }
     }
 
     /** The person whose timeline holds {@code person}'s events now: itself unless it was merged away. */

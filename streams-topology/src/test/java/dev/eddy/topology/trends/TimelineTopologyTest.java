@@ -130,6 +130,40 @@ class TimelineTopologyTest extends TopologyTest {
         assertThat(markedPersons("old visit", old.timestamp())).isEmpty();
     }
 
+    /**
+     * The project's change counter moves with every event that enters or leaves a timeline: a new event, an event a
+     * merge moves (out of the merged-away person's timeline, into the survivor's), an expired one; a re-delivered
+     * event changes nothing. Another project's counter is its own.
+     */
+    @Test
+    void theChangeCounterMovesWhenTheProjectsTimelinesChange() {
+        final CapturedEvent view = t.send("anon", "$pageview", "{}");
+        assertThat(changes(TopologyFixture.PROJECT)).isEqualTo(1);
+
+        t.sendEnriched(t.enrichedOf(view));
+        assertThat(changes(TopologyFixture.PROJECT)).as("a duplicate overwrites itself").isEqualTo(1);
+
+        t.send("user", "login", "{}");
+        assertThat(changes(TopologyFixture.PROJECT)).isEqualTo(2);
+
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\"}");
+        // The $identify event (1), and the anonymous pageview leaving its timeline (1) and joining the user's (1).
+        assertThat(changes(TopologyFixture.PROJECT)).isEqualTo(5);
+        assertThat(t.timeline(uuidOf("user"))).hasSize(3);
+        assertThat(changes(TopologyFixture.PROJECT + 1)).as("no other project changed").isZero();
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(3));
+        assertThat(t.timeline(uuidOf("user"))).isEmpty();
+        assertThat(changes(TopologyFixture.PROJECT)).as("three events expired").isEqualTo(8);
+    }
+
+    private long changes(final long project) {
+        final org.apache.kafka.streams.state.KeyValueStore<dev.eddy.trends.HourlyEventKey, Long> rollups =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.HOURLY_COUNTS);
+        final Long changes = rollups.get(dev.eddy.trends.HourlyEventKey.changes(project));
+        return changes == null ? 0 : changes;
+    }
+
     /** The persons marked active in the hour of {@code at} for {@code event}. */
     private List<String> markedPersons(final String event, final Instant at) {
         final org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> markers =

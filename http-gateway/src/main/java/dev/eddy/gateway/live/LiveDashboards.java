@@ -1,0 +1,412 @@
+package dev.eddy.gateway.live;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.config.DashboardsConfig;
+import dev.eddy.serde.Json;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pushes the tiles of watched dashboards to their watchers as new events change them. One poller per project that has
+ * a watcher reads the project's change version ({@link ProjectChanges}) every {@code dashboards.live-debounce}; when it
+ * moved since the last recalculation, every watched dashboard of the project is read again (tiles added, removed or
+ * refiltered follow) and its tiles recalculated, and each watcher gets the tiles whose result differs from what it was
+ * last sent. So a burst of events costs one recalculation per interval, and a recalculation still running when the
+ * next tick comes is not started twice (that tick is skipped). A watcher gets the whole dashboard first (event
+ * {@code dashboard}), then single tiles (event {@code tile}); a new watcher's snapshot is calculated as it joins, for it
+ * alone. A recalculation that fails (a rebalance answering 503) pushes nothing and is retried at the next tick.
+ *
+ * <p>All of the pollers' state lives on one Vert.x context; watchers' connections are written on their own.
+ */
+public final class LiveDashboards {
+    /** How often a comment keeps idle connections (and proxies) open, and watchers' access is checked again. */
+    public static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
+    private static final Logger LOG = LoggerFactory.getLogger(LiveDashboards.class);
+
+    /** Where the pollers read versions and dashboards. */
+    public interface Source {
+        /** The project's change version now; any number, compared for equality only. */
+        Future<Long> version(long projectId);
+
+        /** The dashboard with its tiles freshly calculated; empty once it is gone (deleted). */
+        Future<Optional<View>> view(long projectId, long dashboardId);
+    }
+
+    /** One watcher's connection. Called on the pollers' context; implementations write on the connection's own. */
+    public interface Sink {
+        /** Sends an event whose data is one line of JSON. */
+        void event(String name, String data);
+
+        /** Sends a comment line (ignored by clients; keeps the connection busy). */
+        void comment(String text);
+
+        /** Whether the connection is not taking what was written: a watcher that slow is dropped (it reconnects). */
+        boolean congested();
+
+        /** Ends the stream; the connection's close then cancels the subscription. */
+        void close();
+    }
+
+    /** A watcher's subscription. */
+    public interface Subscription {
+        /** Stops pushing to the watcher; idempotent. */
+        void cancel();
+    }
+
+    /**
+     * A dashboard as pushed: its tiles in order.
+     *
+     * @param name the dashboard's name
+     */
+    public record View(long dashboardId, String name, List<Tile> tiles) {
+        List<Long> tileIds() {
+            return tiles.stream().map(Tile::tileId).toList();
+        }
+
+        String json() {
+            final ObjectNode body = Json.mapper().createObjectNode();
+            body.put("dashboard_id", dashboardId);
+            body.put("name", name);
+            tiles.forEach(t -> body.withArray("tiles").add(t.data()));
+            return write(body);
+        }
+    }
+
+    /**
+     * One tile as pushed.
+     *
+     * @param data       the event's data: {@code tile_id}, {@code insight_id}, {@code result}, {@code last_refresh}, ...
+     * @param comparable the data without {@code last_refresh}, serialized: what must differ for the tile to be pushed
+     */
+    public record Tile(long tileId, ObjectNode data, String comparable) {
+        public static Tile of(final long tileId, final ObjectNode data) {
+            final ObjectNode withoutTime = data.deepCopy();
+            withoutTime.remove("last_refresh");
+            return new Tile(tileId, data, write(withoutTime));
+        }
+    }
+
+    private final Vertx vertx;
+    private final Context context;
+    private final Source source;
+    private final Duration debounce;
+    private final Duration keepAlive;
+    private final int maxSubscribers;
+    private final AtomicInteger open = new AtomicInteger();
+    private final Counter tileUpdates;
+    private final Counter recalculations;
+    /** By project; only touched on {@link #context}, as everything below. */
+    private final Map<Long, Poller> pollers = new HashMap<>();
+    private final Set<Subscriber> subscribers = new HashSet<>();
+    private long keepAliveTimer = -1;
+
+    public LiveDashboards(final Vertx vertx, final Source source, final DashboardsConfig config, final MeterRegistry registry) {
+        this(vertx, source, config.liveDebounce(), KEEP_ALIVE, config.liveMaxSubscribers(), registry);
+    }
+
+    LiveDashboards(final Vertx vertx, final Source source, final Duration debounce, final Duration keepAlive, final int maxSubscribers,
+                   final MeterRegistry registry) {
+        this.vertx = vertx;
+        // Created outside any Vert.x thread (at start-up, in tests): a context of the service's own.
+        this.context = vertx.getOrCreateContext();
+        this.source = source;
+        this.debounce = debounce;
+        this.keepAlive = keepAlive;
+        this.maxSubscribers = maxSubscribers;
+        Gauge.builder("eddy.live.subscribers", open, AtomicInteger::get).description("Open live dashboard streams on this instance")
+                .register(registry);
+        this.tileUpdates = Counter.builder("eddy.live.tile.updates").description("Tiles pushed to live dashboard watchers after a change")
+                .register(registry);
+        this.recalculations = Counter.builder("eddy.live.recalculations")
+                .description("Recalculations of a project's watched dashboards after its events changed").register(registry);
+    }
+
+    /**
+     * Starts pushing dashboard {@code dashboardId} of project {@code projectId} to {@code sink}; empty when this instance
+     * already serves as many watchers as it may (answer 503).
+     *
+     * @param allowed checked every {@link #KEEP_ALIVE}: false ends the stream (a revoked key, a link no longer shared)
+     */
+    public Optional<Subscription> subscribe(final long projectId, final long dashboardId, final Sink sink,
+                                            final Supplier<Future<Boolean>> allowed) {
+        if (open.incrementAndGet() > maxSubscribers) {
+            open.decrementAndGet();
+            return Optional.empty();
+        }
+        final Subscriber subscriber = new Subscriber(projectId, dashboardId, sink, allowed);
+        context.runOnContext(v -> add(subscriber));
+        return Optional.of(subscriber::cancel);
+    }
+
+    /** Watchers on this instance now. */
+    public int subscribers() {
+        return open.get();
+    }
+
+    private void add(final Subscriber s) {
+        if (s.cancelled.get()) {
+            return;
+        }
+        subscribers.add(s);
+        if (keepAliveTimer < 0) {
+            keepAliveTimer = vertx.setPeriodic(keepAlive.toMillis(), id -> keepAlive());
+        }
+        final Poller existing = pollers.get(s.projectId);
+        if (existing != null) {
+            existing.add(s);
+            tick(existing, false);
+            return;
+        }
+        final Poller poller = new Poller(s.projectId);
+        pollers.put(s.projectId, poller);
+        poller.add(s);
+        poller.timer = vertx.setPeriodic(debounce.toMillis(), id -> tick(poller, true));
+        tick(poller, true);
+    }
+
+    private void remove(final Subscriber s) {
+        subscribers.remove(s);
+        final Poller poller = pollers.get(s.projectId);
+        if (poller != null && poller.remove(s)) {
+            vertx.cancelTimer(poller.timer);
+            poller.stopped = true;
+            pollers.remove(s.projectId);
+        }
+        if (subscribers.isEmpty() && keepAliveTimer >= 0) {
+            vertx.cancelTimer(keepAliveTimer);
+            keepAliveTimer = -1;
+        }
+    }
+
+    /**
+     * One round of a project's poller. {@code whole}: a periodic tick, which recalculates every watched dashboard if
+     * the version moved (and snapshots for new watchers regardless); otherwise only the snapshots new watchers wait for.
+     */
+    private Future<Void> tick(final Poller poller, final boolean whole) {
+        if (poller.running || poller.stopped) {
+            return Future.succeededFuture();
+        }
+        poller.running = true;
+        final Future<Long> version = whole ? here(() -> source.version(poller.projectId)) : Future.succeededFuture(null);
+        return version.compose(v -> recalculate(poller, v, whole)).onComplete(done -> {
+            poller.running = false;
+            poller.failed(done.failed() ? done.cause() : null);
+        }).otherwiseEmpty();
+    }
+
+    /** A periodic tick of every poller now, done when they are (a poller still busy skips it); for tests. */
+    Future<Void> tickNow() {
+        final Promise<Void> done = Promise.promise();
+        context.runOnContext(v -> Future.all(List.copyOf(pollers.values()).stream().map(p -> tick(p, true)).toList())
+                .<Void>mapEmpty().onComplete(done));
+        return done.future();
+    }
+
+    private Future<Void> recalculate(final Poller poller, final Long version, final boolean whole) {
+        final boolean changed = whole && !Objects.equals(version, poller.version);
+        final List<Long> targets = new ArrayList<>();
+        poller.byDashboard.forEach((dashboard, watchers) -> {
+            if (changed || watchers.stream().anyMatch(Subscriber::waiting)) {
+                targets.add(dashboard);
+            }
+        });
+        if (targets.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        if (changed) {
+            recalculations.increment();
+        }
+        // One dashboard after the other, as a dashboard's tiles are: a project's recalculation never floods the engine.
+        Future<Boolean> all = Future.succeededFuture(true);
+        for (final long dashboard : targets) {
+            all = all.compose(ok -> here(() -> source.view(poller.projectId, dashboard))
+                    .map(view -> {
+                        deliver(poller, dashboard, view, changed);
+                        return ok;
+                    })
+                    .otherwise(e -> {
+                        poller.failed(e);
+                        return false;
+                    }));
+        }
+        return all.compose(ok -> {
+            if (!ok) {
+                return Future.failedFuture(poller.lastFailure);
+            }
+            if (changed) {
+                poller.version = version;
+            }
+            return Future.succeededFuture();
+        });
+    }
+
+    private void deliver(final Poller poller, final long dashboard, final Optional<View> view, final boolean everyone) {
+        for (final Subscriber s : List.copyOf(poller.byDashboard.getOrDefault(dashboard, Set.of()))) {
+            if (s.cancelled.get() || !everyone && !s.waiting()) {
+                continue;
+            }
+            if (view.isEmpty()) {
+                s.end("The dashboard was deleted.");
+            } else {
+                s.push(view.get());
+            }
+        }
+    }
+
+    private void keepAlive() {
+        for (final Subscriber s : List.copyOf(subscribers)) {
+            s.sink.comment("keep-alive");
+            here(s.allowed).onComplete(allowed -> {
+                if (allowed.succeeded() && !allowed.result()) {
+                    s.end("This dashboard can no longer be watched with these credentials.");
+                }
+            });
+        }
+    }
+
+    /** {@code call}'s future, completing on the pollers' context (a synchronous throw is a failure). */
+    private <T> Future<T> here(final Supplier<Future<T>> call) {
+        final Promise<T> promise = Promise.promise();
+        Future<T> future;
+        try {
+            future = call.get();
+        } catch (final RuntimeException e) {
+            future = Future.failedFuture(e);
+        }
+        future.onComplete(done -> context.runOnContext(v -> promise.handle(done)));
+        return promise.future();
+    }
+
+    private static String write(final JsonNode node) {
+        try {
+            return Json.mapper().writeValueAsString(node);
+        } catch (final JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree writes as JSON", e);
+        }
+    }
+
+    /** A project's watched dashboards and its poller's state. */
+    private static final class Poller {
+        final long projectId;
+        final Map<Long, Set<Subscriber>> byDashboard = new LinkedHashMap<>();
+        /** The version the watchers were last recalculated at; null before the first. */
+        Long version;
+        boolean running;
+        boolean stopped;
+        long timer;
+        /** Why the last round failed; null after one that succeeded. */
+        Throwable lastFailure;
+
+        Poller(final long projectId) {
+            this.projectId = projectId;
+        }
+
+        /**
+         * Notes how a round ended ({@code cause} null: it succeeded). While the stores cannot answer (a rebalance) every
+         * tick fails: the first failure and the recovery are logged, not each retry.
+         */
+        void failed(final Throwable cause) {
+            if (cause != null && lastFailure == null) {
+                LOG.info("live dashboards of project {} cannot be recalculated now ({}); retrying every tick", projectId, cause.toString());
+            } else if (cause == null && lastFailure != null) {
+                LOG.info("live dashboards of project {} are recalculated again", projectId);
+            }
+            lastFailure = cause;
+        }
+
+        void add(final Subscriber s) {
+            byDashboard.computeIfAbsent(s.dashboardId, d -> new HashSet<>()).add(s);
+        }
+
+        /** @return whether no watcher is left */
+        boolean remove(final Subscriber s) {
+            final Set<Subscriber> watchers = byDashboard.get(s.dashboardId);
+            if (watchers != null && watchers.remove(s) && watchers.isEmpty()) {
+                byDashboard.remove(s.dashboardId);
+            }
+            return byDashboard.isEmpty();
+        }
+    }
+
+    /** One watcher: what it was sent, so that only differences follow. */
+    private final class Subscriber {
+        final long projectId;
+        final long dashboardId;
+        final Sink sink;
+        final Supplier<Future<Boolean>> allowed;
+        final AtomicBoolean cancelled = new AtomicBoolean();
+        /** The tiles of the last snapshot sent, in order; null until the first. */
+        List<Long> order;
+        final Map<Long, String> sent = new HashMap<>();
+
+        Subscriber(final long projectId, final long dashboardId, final Sink sink, final Supplier<Future<Boolean>> allowed) {
+            this.projectId = projectId;
+            this.dashboardId = dashboardId;
+            this.sink = sink;
+            this.allowed = allowed;
+        }
+
+        /** Whether it still waits for its first snapshot. */
+        boolean waiting() {
+            return order == null;
+        }
+
+        /** The whole dashboard when it is new or its tiles changed; otherwise the tiles whose result did. */
+        void push(final View view) {
+            final List<Long> ids = view.tileIds();
+            if (!ids.equals(order)) {
+                sink.event("dashboard", view.json());
+                order = ids;
+                sent.clear();
+                view.tiles().forEach(t -> sent.put(t.tileId(), t.comparable()));
+            } else {
+                for (final Tile t : view.tiles()) {
+                    if (!t.comparable().equals(sent.get(t.tileId()))) {
+                        sink.event("tile", write(t.data()));
+                        sent.put(t.tileId(), t.comparable());
+                        tileUpdates.increment();
+                    }
+                }
+            }
+            if (sink.congested()) {
+                LOG.info("a live dashboard watcher of project {} reads too slowly: its stream is closed", projectId);
+                sink.close();
+            }
+        }
+
+        /** Tells the watcher why, and ends its stream. */
+        void end(final String detail) {
+            sink.event("gone", write(Json.mapper().createObjectNode().put("dashboard_id", dashboardId).put("detail", detail)));
+            sink.close();
+        }
+
+        void cancel() {
+            if (cancelled.compareAndSet(false, true)) {
+                open.decrementAndGet();
+                context.runOnContext(v -> remove(this));
+            }
+        }
+    }
+}
