@@ -3,6 +3,7 @@ package dev.eddy.benchmarks;
 import dev.eddy.events.CapturedEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
+import java.io.IOException;
 import java.io.Writer;
 import java.net.URI;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -45,7 +47,7 @@ import org.HdrHistogram.Histogram;
  * </ol>
  *
  * <p>Usage: {@code ScaleBenchmark --label NAME --out FILE --instances URL[,URL...] --token phc_... --key phx_...
- * --bootstrap HOST:PORT --raw-topic NAME --pids NAME=PID[,NAME=PID...] --pg-db DB [--standby-replicas N (as configured, for the report)] [--events 300000] [--persons 30000]
+ * --bootstrap HOST:PORT --raw-topic NAME --pids NAME=PID[,NAME=PID...] --pg-db DB [--state-dirs DIR[,DIR...]] [--standby-replicas N (as configured, for the report)] [--events 300000] [--persons 30000]
  * [--identify-percent 20] [--days 30] [--batch 100] [--clients 16] [--query-clients 4] [--query-seconds 60]
  * [--query-warmup-seconds 10] [--warmup-events events/5] [--raw-rounds 3] [--partitions 12] [--seed 42] [--poll-ms 250] [--load-timeout 3600]}.
  * The pids are named {@code eddy-N} for Eddy's instances; others (the broker) as wished. Exits 1 on a wrong answer.
@@ -279,7 +281,30 @@ public final class ScaleBenchmark {
             shares.append(String.format(Locale.ROOT, "%seddy-%d %.0f%%", i == 0 ? "" : ", ", i + 1, share * 100));
         }
         put("processed.records", total);
+        if (args.containsKey("state-dirs")) {
+            long bytes = 0;
+            for (final String dir : args.get("state-dirs").split(",")) {
+                bytes += directoryBytes(Path.of(dir));
+            }
+            put("state.bytes", bytes);
+            put("state.events", events.count + warmupEvents);
+            System.out.printf(Locale.ROOT, "state directories: %,.1f MB on disk for %,d events with the warm-up (%,.0f bytes an event)%n",
+                    bytes / 1e6, events.count + warmupEvents, (double) bytes / (events.count + warmupEvents));
+        }
         System.out.printf(Locale.ROOT, "records processed by the stream threads: %,.0f (%.1f per event): %s%n", total, total / events.count, shares);
+    }
+
+    /** The bytes of the regular files under {@code dir} (RocksDB's files, checkpoints, locks). */
+    private static long directoryBytes(final Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(f -> {
+                try {
+                    return Files.size(f);
+                } catch (final IOException gone) {
+                    return 0;
+                }
+            }).sum();
+        }
     }
 
     /** Warm-up, then the measured mix; false if any answer was wrong. */

@@ -61,6 +61,8 @@ public final class ScaleReport {
         row("  machine busy, % of all cores", "%.0f%%", c -> busy(c, "ingest"), false);
         row("  Eddy CPU-s settling (counted to idle)", "%.1f", c -> eddyCpu(c, "settle"), true);
         shares();
+        row("  state on disk after ingest (every instance), MB", "%,.1f", c -> d(c, "state.bytes") / 1e6, true);
+        row("    bytes per event (warm-up events included)", "%,.0f", c -> d(c, "state.bytes") / d(c, "state.events"), true);
         row("queries/s, all kinds", "%,.1f", c -> d(c, "queries.qps"), true);
         for (int k = 0; k < (int) d(first, "queries.kinds"); k++) {
             final String q = "query." + k + ".";

@@ -21,6 +21,7 @@ class ScaleReportTest {
         assertThat(table).containsPattern("other processes of the machine, CPU-s +18\\.0 +9\\.0\n");
         assertThat(table).containsPattern("accepted / raw +0\\.25 +0\\.25 +1\\.00\n");
         assertThat(table).containsPattern("share per instance +100% +49% / 51%\n");
+        assertThat(table).containsPattern("bytes per event \\(warm-up events included\\) +2,000 +2,000 +1\\.00\n");
         // 12 queries/s for 10 s over 8 Eddy CPU-seconds.
         assertThat(table).containsPattern("queries per Eddy CPU-second +15\\.00 +15\\.00 +1\\.00\n");
         assertThat(table).contains("machine was already 100% busy during ingest");
@@ -33,7 +34,7 @@ class ScaleReportTest {
                 Map.entry("loadavg", "0.5"), Map.entry("rebalances", "0"), Map.entry("raw.eps", "40000"), Map.entry("accept.eps", "10000"), Map.entry("e2e.eps", "1000"),
                 Map.entry("processed.share.1", "1.0"), Map.entry("cpu.ingest.seconds", "20"), Map.entry("cpu.ingest.machine", "40"),
                 Map.entry("cpu.ingest.kafka", "4"), Map.entry("cpu.ingest.postgres", "0.5"), Map.entry("cpu.ingest.generator", "1.5"),
-                Map.entry("cpu.settle.eddy-1", "1"), Map.entry("queries.kinds", "1"), Map.entry("queries.qps", "12"),
+                Map.entry("cpu.settle.eddy-1", "1"), Map.entry("state.bytes", "48000000"), Map.entry("state.events", "24000"), Map.entry("queries.kinds", "1"), Map.entry("queries.qps", "12"),
                 Map.entry("query.0.name", "trend"), Map.entry("query.0.qps", "12"), Map.entry("query.0.p50", "80"), Map.entry("query.0.p99", "200"),
                 Map.entry("cpu.queries.seconds", "10"), Map.entry("cpu.queries.machine", "20"), Map.entry("cpu.queries.eddy-1", "8")));
         p.putAll(more);
