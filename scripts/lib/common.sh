@@ -94,3 +94,42 @@ require_node() {
   command -v node >/dev/null && command -v npm >/dev/null \
     || die "node and npm are needed to build the shared dashboard page (Debian: apt-get install nodejs npm)"
 }
+
+# await_http PID LOG URL [TIMEOUT_S]: waits until URL answers 2xx; dies when process PID exits first (pointing at
+# its LOG) or after TIMEOUT_S (120).
+await_http() {
+  local pid="$1" logfile="$2" url="$3" timeout="${4:-120}"
+  local deadline=$((SECONDS + timeout))
+  until curl -sf -m 2 "$url" >/dev/null; do
+    kill -0 "$pid" 2>/dev/null || die "process $pid exited; see $logfile"
+    [ "$SECONDS" -lt "$deadline" ] || die "$url not answering after $timeout s; see $logfile"
+    sleep 0.5
+  done
+}
+
+# stop_pid PID [NAME]: stops the process gracefully (SIGTERM: an Eddy leaves its group, so its partitions move at
+# once), SIGKILL after 60 s; returns once it is gone. Nothing happens when it is not running.
+stop_pid() {
+  local pid="$1" name="${2:-process $1}"
+  kill "$pid" 2>/dev/null || return 0
+  local deadline=$((SECONDS + 60))
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || { log "$name did not stop in 60 s; killing it"; kill -9 "$pid" 2>/dev/null || true; }
+    sleep 0.5
+  done
+}
+
+# bench_db NAME: a database of its own for a benchmark, new each run, so its projects, flags and keys never mix with
+# the development database's: starts PostgreSQL if needed, (re)creates NAME and exports EDDY_PG_* for it.
+# drop_bench_db drops it again (from the benchmark's exit trap).
+bench_db() {
+  export EDDY_PG_DB="$1" EDDY_PG_ENVFILE="$EDDY_DATA/postgres-$1.env"
+  "$EDDY_ROOT/scripts/postgres" start
+  set -a; source "$EDDY_PG_ENVFILE"; set +a
+  drop_bench_db
+  "$EDDY_ROOT/scripts/postgres" start
+}
+drop_bench_db() {
+  PGPASSWORD="$EDDY_PG_PASSWORD" psql -X -q -h 127.0.0.1 -p "$(sed 's|.*:\([0-9]*\)/.*|\1|' <<<"$EDDY_PG_URL")" \
+    -U "$EDDY_PG_USER" -d postgres -c "DROP DATABASE IF EXISTS $EDDY_PG_DB"
+}

@@ -40,7 +40,7 @@ final class DuckDbInsights implements AutoCloseable {
             for (int i = 0; i < events.count; i++) {
                 appender.beginRow()
                         .append(InsightsEvents.NAMES[events.name[i]])
-                        .append(InsightsEvents.distinctId(events.person[i]))
+                        .append(events.distinctId(i))
                         .append(events.person[i])
                         .appendEpochMicros(events.millis[i] * 1000);
                 optional(appender, events.browser[i], InsightsEvents.BROWSERS);

@@ -3,7 +3,6 @@ package dev.eddy.benchmarks;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.events.CapturedEvent;
-import dev.eddy.events.EventSerdes;
 import dev.eddy.serde.Json;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -17,21 +16,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Events per second that Eddy's {@code /batch/} accepts (each request answered only after Kafka's ack), side
@@ -72,7 +62,7 @@ public final class IngestBenchmark {
 
     private void run() throws Exception {
         final String topic = "bench.raw." + UUID.randomUUID().toString().substring(0, 8);
-        createTopic(topic);
+        BenchKafka.createTopic(args.get("bootstrap"), topic, Integer.parseInt(args.getOrDefault("partitions", "12")));
         final List<String> bodies = requestBodies();
         final Instant now = Instant.now();
         for (int i = 0; i < events; i++) {
@@ -119,45 +109,8 @@ public final class IngestBenchmark {
         return values.stream().sorted().toList().get(values.size() / 2);
     }
 
-    private void createTopic(final String topic) throws Exception {
-        final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
-        try (Admin admin = Admin.create(p)) {
-            admin.createTopics(List.of(new NewTopic(topic, Integer.parseInt(args.getOrDefault("partitions", "12")), (short) 1)))
-                    .all().get();
-        }
-    }
-
-    /** The same producer settings as the gateway's EventProducer. */
     private double rawProducer(final String topic, final int count) throws Exception {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
-        final List<CapturedEvent> envelopes = this.envelopes.subList(0, count);
-        try (KafkaProducer<String, CapturedEvent> producer =
-                     new KafkaProducer<>(p, new StringSerializer(), EventSerdes.capturedEvent().serializer())) {
-            final CountDownLatch acked = new CountDownLatch(count);
-            final AtomicReference<Exception> error = new AtomicReference<>();
-            final long start = System.nanoTime();
-            for (final CapturedEvent e : envelopes) {
-                producer.send(new ProducerRecord<>(topic, e.partitionKey(), e), (m, ex) -> {
-                    if (ex != null) {
-                        error.set(ex);
-                    }
-                    acked.countDown();
-                });
-            }
-            acked.await();
-            final double seconds = (System.nanoTime() - start) / 1e9;
-            if (error.get() != null) {
-                throw error.get();
-            }
-            return count / seconds;
-        }
+        return BenchKafka.rawProducer(args.get("bootstrap"), topic, envelopes.subList(0, count));
     }
 
     /**

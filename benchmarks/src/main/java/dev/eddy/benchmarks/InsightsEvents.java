@@ -1,5 +1,9 @@
 package dev.eddy.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.serde.Json;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -15,9 +19,19 @@ import java.util.UUID;
  * events share a timestamp: an ordered funnel's answer cannot depend on how ties are broken. Each person keeps one
  * browser and one OS; 5% of events lack {@code $browser} and 1% lack {@code $current_url}, so filters and breakdowns
  * meet missing values as well.
+ *
+ * <p>With {@code identifyPercent} above 0, that share of the persons (those whose index is below it modulo 100) start
+ * anonymous: their first {@value #IDENTIFY_AT} events carry the distinct id {@code anon-<person>}, the next one is an
+ * {@code $identify} from {@code person-<person>} naming the anonymous id, and the rest carry {@code person-<person>}.
+ * Eddy must fold both ids into one person, as the columns already are; no random draw depends on it, so the other
+ * columns are the same as without.
  */
 final class InsightsEvents {
-    static final String[] NAMES = {"$pageview", "$autocapture", "$pageleave", "signup", "purchase", "invite_sent"};
+    static final String[] NAMES = {"$pageview", "$autocapture", "$pageleave", "signup", "purchase", "invite_sent", "$identify"};
+    /** {@code $identify} in {@link #NAMES}: never drawn, only given to an anonymous person's identifying event. */
+    static final byte IDENTIFY = 6;
+    /** How many events an identifying person sends anonymously before its {@code $identify}. */
+    static final int IDENTIFY_AT = 2;
     /** Cumulative shares of {@link #NAMES} in percent: $pageview 70, $autocapture 12, $pageleave 8, then 4, 3, 3. */
     private static final int[] NAME_SHARES = {70, 82, 90, 94, 97, 100};
     static final String[] BROWSERS = {"Chrome", "Safari", "Firefox", "Edge", "Opera"};
@@ -49,8 +63,25 @@ final class InsightsEvents {
     final byte[] url;
     /** The purchase amount in cents; 0 on other events (which carry no {@code amount}). */
     final int[] amountCents;
+    /** Whether the event was sent under its person's anonymous distinct id (before the person's {@code $identify}). */
+    final boolean[] anonymous;
+    private final int idSpace;
 
     InsightsEvents(final int count, final int persons, final int days, final LocalDate lastDay, final long seed) {
+        this(count, persons, days, lastDay, seed, 0, 0);
+    }
+
+    /**
+     * @param identifyPercent the share of persons who start anonymous and identify on their third event
+     * @param idSpace         0, or another number for events whose distinct ids and uuids must differ from those
+     *                        of space 0 (say, a warm-up before them)
+     */
+    InsightsEvents(final int count, final int persons, final int days, final LocalDate lastDay, final long seed,
+                   final int identifyPercent, final int idSpace) {
+        if (idSpace < 0 || idSpace > 0xffff) {
+            throw new IllegalArgumentException("idSpace must be 0 to 65535");
+        }
+        this.idSpace = idSpace;
         this.count = count;
         this.persons = persons;
         this.days = days;
@@ -67,6 +98,8 @@ final class InsightsEvents {
         os = new byte[count];
         url = new byte[count];
         amountCents = new int[count];
+        anonymous = new boolean[count];
+        final int[] sent = new int[identifyPercent > 0 ? persons : 0];
         final SplittableRandom random = new SplittableRandom(seed);
         final byte[] personBrowser = new byte[persons];
         final byte[] personOs = new byte[persons];
@@ -85,6 +118,13 @@ final class InsightsEvents {
             os[i] = personOs[p];
             url[i] = random.nextInt(100) < 1 ? MISSING : (byte) random.nextInt(URLS.length);
             amountCents[i] = "purchase".equals(NAMES[name[i]]) ? random.nextInt(100, 50_000) : 0;
+            if (p % 100 < identifyPercent) {
+                anonymous[i] = sent[p] < IDENTIFY_AT;
+                if (sent[p]++ == IDENTIFY_AT) {
+                    name[i] = IDENTIFY;
+                    amountCents[i] = 0;
+                }
+            }
         }
     }
 
@@ -96,37 +136,62 @@ final class InsightsEvents {
         return k;
     }
 
-    static String distinctId(final int person) {
-        return "person-" + person;
+    /** The distinct id event {@code i} is sent with. */
+    String distinctId(final int i) {
+        return (anonymous[i] ? anonymousId(person[i]) : idPrefix() + "person-" + person[i]);
     }
 
-    /** Distinct per event and the same every run: the run's Eddy is new, so its dedup store has not seen them. */
-    static UUID uuid(final int i) {
-        return new UUID(0x6ed5a11c_0000_4000L, 0x8000_0000_0000_0000L | i);
+    private String anonymousId(final int person) {
+        return idPrefix() + "anon-" + person;
     }
 
-    /** Events {@code from} (inclusive) to {@code to} as a historical {@code /batch/} body. */
-    String batch(final String token, final int from, final int to) {
+    private String idPrefix() {
+        return idSpace == 0 ? "" : "s" + idSpace + "-";
+    }
+
+    /** Distinct per event and id space, and the same every run: the run's Eddy is new, so its dedup store has not seen them. */
+    UUID uuid(final int i) {
+        return new UUID(0x6ed5a11c_0000_4000L | (long) idSpace << 16, 0x8000_0000_0000_0000L | i);
+    }
+
+    /**
+     * Events {@code from} (inclusive) to {@code to} as a {@code /batch/} body: a historical migration (to {@code
+     * events.historical}) or live events (to {@code events.ingest}).
+     */
+    String batch(final String token, final int from, final int to, final boolean historical) {
         final StringBuilder json = new StringBuilder(300 * (to - from) + 80);
-        json.append("{\"api_key\":\"").append(token).append("\",\"historical_migration\":true,\"batch\":[");
+        json.append("{\"api_key\":\"").append(token).append(historical ? "\",\"historical_migration\":true" : "\"").append(",\"batch\":[");
         for (int i = from; i < to; i++) {
             if (i > from) {
                 json.append(',');
             }
-            json.append("{\"event\":\"").append(NAMES[name[i]]).append("\",\"distinct_id\":\"").append(distinctId(person[i]))
+            json.append("{\"event\":\"").append(NAMES[name[i]]).append("\",\"distinct_id\":\"").append(distinctId(i))
                     .append("\",\"timestamp\":\"").append(Instant.ofEpochMilli(millis[i])).append("\",\"uuid\":\"").append(uuid(i))
-                    .append("\",\"properties\":{\"$os\":\"").append(OSES[os[i]]).append('"');
-            if (browser[i] != MISSING) {
-                json.append(",\"$browser\":\"").append(BROWSERS[browser[i]]).append('"');
-            }
-            if (url[i] != MISSING) {
-                json.append(",\"$current_url\":\"").append(URLS[url[i]]).append('"');
-            }
-            if (amountCents[i] > 0) {
-                json.append(",\"amount\":").append(amountCents[i] / 100).append(amountCents[i] % 100 < 10 ? ".0" : ".").append(amountCents[i] % 100);
-            }
-            json.append("}}");
+                    .append("\",\"properties\":").append(properties(i)).append('}');
         }
         return json.append("]}").toString();
+    }
+
+    /** Event {@code i} as the gateway would write it to Kafka, received {@code now}, for producing it directly. */
+    CapturedEvent envelope(final int i, final String token, final Instant now) {
+        return new CapturedEvent(CapturedEvent.VERSION, uuid(i).toString(), 1, token, distinctId(i), NAMES[name[i]], properties(i),
+                Instant.ofEpochMilli(millis[i]), now, null, "127.0.0.1", null, "benchmark");
+    }
+
+    private ObjectNode properties(final int i) {
+        final ObjectNode p = Json.mapper().createObjectNode().put("$os", OSES[os[i]]);
+        if (browser[i] != MISSING) {
+            p.put("$browser", BROWSERS[browser[i]]);
+        }
+        if (url[i] != MISSING) {
+            p.put("$current_url", URLS[url[i]]);
+        }
+        if (amountCents[i] > 0) {
+            p.put("amount", BigDecimal.valueOf(amountCents[i], 2));
+        }
+        if (name[i] == IDENTIFY) {
+            p.put("$anon_distinct_id", anonymousId(person[i]));
+        }
+        return p;
     }
 }

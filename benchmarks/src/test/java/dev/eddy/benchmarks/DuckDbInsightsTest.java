@@ -77,8 +77,9 @@ class DuckDbInsightsTest {
     @Test
     void aBatchIsHistoricalJsonWithTheEventsProperties() throws Exception {
         final InsightsEvents events = new InsightsEvents(1_000, 50, 2, LAST_DAY, 5);
-        final JsonNode body = Json.mapper().readTree(events.batch("phc_x", 10, 20));
+        final JsonNode body = Json.mapper().readTree(events.batch("phc_x", 10, 20, true));
         assertThat(body.get("historical_migration").asBoolean()).isTrue();
+        assertThat(Json.mapper().readTree(events.batch("phc_x", 10, 20, false)).has("historical_migration")).isFalse();
         assertThat(body.get("batch")).hasSize(10);
         int purchases = 0;
         for (int i = 10; i < 20; i++) {
@@ -86,14 +87,14 @@ class DuckDbInsightsTest {
             assertThat(e.get("event").asText()).isEqualTo(InsightsEvents.NAMES[events.name[i]]);
             assertThat(e.get("distinct_id").asText()).isEqualTo("person-" + events.person[i]);
             assertThat(Instant.parse(e.get("timestamp").asText()).toEpochMilli()).isEqualTo(events.millis[i]);
-            assertThat(e.get("uuid").asText()).isEqualTo(InsightsEvents.uuid(i).toString());
+            assertThat(e.get("uuid").asText()).isEqualTo(events.uuid(i).toString());
             assertThat(e.get("properties").has("$browser")).isEqualTo(events.browser[i] != InsightsEvents.MISSING);
             if (events.amountCents[i] > 0) {
                 purchases++;
                 assertThat(e.get("properties").get("amount").decimalValue().movePointRight(2).intValueExact()).isEqualTo(events.amountCents[i]);
             }
         }
-        assertThat(InsightsEvents.uuid(1)).isNotEqualTo(InsightsEvents.uuid(2));
+        assertThat(events.uuid(1)).isNotEqualTo(events.uuid(2));
         assertThat(purchases).isLessThanOrEqualTo(10);
     }
 

@@ -1,0 +1,92 @@
+package dev.eddy.benchmarks;
+
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.events.EventSerdes;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * What benchmarks do with the broker directly: the raw-producer baseline and their own topics. As a program, {@code
+ * BenchKafka --bootstrap HOST:PORT --delete-prefix P} deletes every topic whose name starts with {@code P} (a run's
+ * topics, Kafka Streams' changelogs among them) and prints how many.
+ */
+public final class BenchKafka {
+    private BenchKafka() {
+    }
+
+    public static void main(final String[] argv) throws Exception {
+        final Map<String, String> args = BenchArgs.parse(argv, "bootstrap", "delete-prefix");
+        System.out.println(deleteTopics(args.get("bootstrap"), args.get("delete-prefix")) + " topics deleted");
+    }
+
+    static void createTopic(final String bootstrap, final String topic, final int partitions) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    /** Deletes the topics whose names start with {@code prefix}; the number deleted. */
+    static int deleteTopics(final String bootstrap, final String prefix) throws Exception {
+        if (prefix.isEmpty()) {
+            throw new IllegalArgumentException("an empty prefix would delete every topic");
+        }
+        try (Admin admin = admin(bootstrap)) {
+            final Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            final List<String> doomed = names.stream().filter(n -> n.startsWith(prefix)).toList();
+            admin.deleteTopics(doomed).all().get(60, TimeUnit.SECONDS);
+            return doomed.size();
+        }
+    }
+
+    private static Admin admin(final String bootstrap) {
+        final Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return Admin.create(p);
+    }
+
+    /**
+     * Events per second a {@code KafkaProducer} with the gateway's settings (those of its {@code EventProducer})
+     * writes the envelopes to {@code topic}, keyed as the gateway keys them, all acknowledged.
+     */
+    static double rawProducer(final String bootstrap, final String topic, final List<CapturedEvent> envelopes) throws Exception {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+        try (KafkaProducer<String, CapturedEvent> producer =
+                     new KafkaProducer<>(p, new StringSerializer(), EventSerdes.capturedEvent().serializer())) {
+            final CountDownLatch acked = new CountDownLatch(envelopes.size());
+            final AtomicReference<Exception> error = new AtomicReference<>();
+            final long start = System.nanoTime();
+            for (final CapturedEvent e : envelopes) {
+                producer.send(new ProducerRecord<>(topic, e.partitionKey(), e), (m, ex) -> {
+                    if (ex != null) {
+                        error.set(ex);
+                    }
+                    acked.countDown();
+                });
+            }
+            acked.await();
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            if (error.get() != null) {
+                throw error.get();
+            }
+            return envelopes.size() / seconds;
+        }
+    }
+}

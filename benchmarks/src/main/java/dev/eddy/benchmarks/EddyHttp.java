@@ -1,0 +1,149 @@
+package dev.eddy.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.serde.Json;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What benchmarks do with a running Eddy over HTTP: requests with the personal key, loading {@link InsightsEvents}
+ * through {@code /batch/} and waiting until a trend counts them all. Safe to use from several threads.
+ */
+final class EddyHttp {
+    static final long QUERY_TIMEOUT_MS = 120_000;
+    private static final long CONNECT_TIMEOUT_MS = 10_000;
+    private static final int CONNECT_ATTEMPTS = 3;
+
+    private final HttpClient http;
+    private final String key;
+    /** Requests sent again after they got no connection (see {@link #request}). */
+    private final AtomicInteger connectRetries = new AtomicInteger();
+
+    /**
+     * @param connections the most requests in flight at once
+     */
+    EddyHttp(final Vertx vertx, final URI eddy, final String key, final int connections) {
+        this.http = vertx.createHttpClient(new HttpClientOptions().setDefaultHost(eddy.getHost()).setDefaultPort(eddy.getPort())
+                .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(connections));
+        this.key = key;
+    }
+
+    HttpClient client() {
+        return http;
+    }
+
+    int connectRetries() {
+        return connectRetries.get();
+    }
+
+    String post(final String path, final String body) throws Exception {
+        return request(HttpMethod.POST, path, body);
+    }
+
+    /**
+     * A request with the personal key (and a JSON body unless {@code null}), answered 200: its body. On this machine
+     * the client's pool has been seen to leave a request waiting for a connection forever: a request that gets none
+     * within {@value #CONNECT_TIMEOUT_MS} ms is sent again (at most {@value #CONNECT_ATTEMPTS} times, counted in
+     * {@link #connectRetries}), so a stall costs that wait instead of the run.
+     */
+    String request(final HttpMethod method, final String path, final String body) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return http.request(new RequestOptions().setMethod(method).setURI(path).setConnectTimeout(CONNECT_TIMEOUT_MS)
+                                .setIdleTimeout(QUERY_TIMEOUT_MS))
+                        .compose(req -> {
+                            req.putHeader("Authorization", "Bearer " + key);
+                            return body == null ? req.send() : req.putHeader("Content-Type", "application/json").send(body);
+                        })
+                        .compose(resp -> resp.body().map(b -> {
+                            if (resp.statusCode() != 200) {
+                                throw new IllegalStateException(method + " " + path + " answered " + resp.statusCode() + ": " + b);
+                            }
+                            return b.toString();
+                        }))
+                        .toCompletionStage().toCompletableFuture().get();
+            } catch (final ExecutionException e) {
+                if (!(e.getCause() instanceof HttpClosedException || String.valueOf(e.getCause()).contains("onnect"))
+                        || attempt == CONNECT_ATTEMPTS) {
+                    throw e;
+                }
+                connectRetries.incrementAndGet();
+            }
+        }
+    }
+
+    /** The sum of every value of every series of a trend answer. */
+    static long total(final JsonNode trend) {
+        long total = 0;
+        for (final JsonNode item : trend.path("result")) {
+            for (final JsonNode v : item.path("data")) {
+                total += v.asLong();
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Sends the events as {@code /batch/}es of {@code batch}, {@code inFlight} requests at a time (each sent when
+     * one is answered), and returns once every one is answered 200 (after Kafka's ack); throws on any other answer.
+     */
+    void sendBatches(final InsightsEvents events, final String token, final int batch, final int inFlight,
+                     final boolean historical) throws Exception {
+        final Semaphore slots = new Semaphore(inFlight);
+        final AtomicReference<String> failure = new AtomicReference<>();
+        for (int from = 0; from < events.count && failure.get() == null; from += batch) {
+            final Buffer body = Buffer.buffer(events.batch(token, from, Math.min(events.count, from + batch), historical));
+            slots.acquire();
+            http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/batch/").setIdleTimeout(QUERY_TIMEOUT_MS))
+                    .compose(req -> req.putHeader("Content-Type", "application/json").send(body))
+                    .compose(resp -> resp.body().map(b -> resp.statusCode() == 200 ? null : "/batch/ answered " + resp.statusCode() + ": " + b))
+                    .onComplete(r -> {
+                        if (r.failed() || r.result() != null) {
+                            failure.compareAndSet(null, r.failed() ? "/batch/ failed: " + r.cause() : r.result());
+                        }
+                        slots.release();
+                    });
+        }
+        slots.acquire(inFlight);
+        if (failure.get() != null) {
+            throw new IllegalStateException(failure.get());
+        }
+    }
+
+    /**
+     * Waits until the all-events trend {@code allEvents} counts every one of the events, asking every {@code
+     * pollMillis}, and printing progress every ten seconds. Unfiltered counting trends read the hourly counts, not
+     * the events: asking often costs the stream threads it waits for little.
+     *
+     * @param start when the load began ({@link System#nanoTime}), for the progress lines
+     */
+    void awaitCounted(final InsightsEvents events, final String allEvents, final long start, final long pollMillis,
+                      final long timeoutSeconds) throws Exception {
+        final long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+        long lastReport = System.nanoTime();
+        long visible = 0;
+        while (visible != events.count) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + visible + " of " + events.count + " events in Eddy's trends after " + timeoutSeconds + " s");
+            }
+            Thread.sleep(pollMillis);
+            visible = total(Json.mapper().readTree(post("/api/projects/1/insights/trend/", allEvents)));
+            if (System.nanoTime() - lastReport > 10_000_000_000L) {
+                System.out.printf(Locale.ROOT, "  %,d of %,d events in Eddy's trends after %.0f s%n", visible, events.count, (System.nanoTime() - start) / 1e9);
+                lastReport = System.nanoTime();
+            }
+        }
+    }
+}
