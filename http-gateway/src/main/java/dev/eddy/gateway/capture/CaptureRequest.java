@@ -43,6 +43,9 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
     }
 
     public static CaptureRequest parse(final byte[] body) {
+        if (notUtf8(body)) {
+            throw ApiError.badRequest("invalid_payload", "Malformed request data: the body must be UTF-8 JSON.", null);
+        }
         try (JsonParser parser = Json.mapper().createParser(body)) {
             return parse(parser, body);
         } catch (final JacksonException e) {
@@ -50,6 +53,21 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
         } catch (final IOException e) {
             throw ApiError.badRequest("invalid_payload", "Malformed request data.", null);
         }
+    }
+
+    /**
+     * Whether the body is JSON in UTF-16 or UTF-32, which Jackson would detect and read, but whose byte offsets the
+     * properties' raw bytes cannot be cut by. JSON starts with an ASCII character: a zero byte or a UTF-16 byte order
+     * mark among the first two bytes means another encoding (a UTF-8 byte order mark is fine).
+     */
+    private static boolean notUtf8(final byte[] body) {
+        for (int i = 0; i < Math.min(2, body.length); i++) {
+            final int b = body[i] & 0xff;
+            if (b == 0 || b == 0xfe || b == 0xff) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static CaptureRequest parse(final JsonParser parser, final byte[] body) throws IOException {
