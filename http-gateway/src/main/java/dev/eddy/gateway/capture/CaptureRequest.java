@@ -26,8 +26,6 @@ import java.util.Optional;
  * @param sentAt     the request's {@code sent_at}: the client's clock when it sent the request
  */
 public record CaptureRequest(Optional<String> token, List<RawEvent> events, boolean historical, Optional<Instant> sentAt) {
-    /** Longest project API key PostHog accepts. */
-    static final int MAX_TOKEN_LENGTH = 64;
     private static final String[] TOKEN_FIELDS = {"api_key", "token", "$token"};
     private static final String PROPERTIES = "properties";
     private static final String BATCH = "batch";
@@ -168,11 +166,7 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
     /** PostHog's token rules: trimmed, non-empty, at most 64 ASCII characters, no NUL, not a personal key. */
     private static String validToken(final String raw) {
         final String token = raw.trim();
-        final boolean valid = !token.isEmpty()
-                && token.length() <= MAX_TOKEN_LENGTH
-                && token.chars().allMatch(c -> c > 0 && c < 128)
-                && !token.startsWith("phx_");
-        if (!valid) {
+        if (!ProjectTokens.wellFormed(token)) {
             throw ApiError.unauthenticated("invalid_api_key",
                     "Project API key invalid. You can find your project API key in your project settings.");
         }
