@@ -1,8 +1,6 @@
 package dev.eddy.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.re2j.Pattern;
-import com.google.re2j.PatternSyntaxException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -20,8 +18,8 @@ import java.util.regex.Matcher;
  * <li>{@code exact}/{@code is_not}: case-insensitive on the values' text; a list of values means any of them.</li>
  * <li>{@code icontains}, {@code not_icontains}, {@code starts_with}, {@code ends_with} (and {@code not_}):
  *     case-insensitive on the text; {@code icontains_multi}/{@code not_icontains_multi} take a list.</li>
- * <li>{@code regex}/{@code not_regex}: an unanchored search, RE2 syntax (linear time, so no pattern can hang
- *     evaluation); an invalid pattern never matches.</li>
+ * <li>{@code regex}/{@code not_regex}: an unanchored search, RE2 syntax and bounds ({@link BoundedRegex}: linear
+ *     time, so no pattern can hang evaluation); an invalid pattern never matches.</li>
  * <li>{@code gt}, {@code gte}, {@code lt}, {@code lte}: numeric when both sides are numbers, else on the text.</li>
  * <li>{@code is_date_before}/{@code _after}/{@code _exact}: the filter is an ISO date or date-time or a relative
  *     date ({@code -7d}, {@code -1h}, {@code -2w}, {@code -3m}, {@code -1y}); the property a date, date-time or
@@ -121,11 +119,7 @@ public final class PropertyMatcher {
     }
 
     private static Optional<Boolean> regex(final JsonNode pattern, final JsonNode actual) {
-        try {
-            return Optional.of(Pattern.compile(text(pattern)).matcher(text(actual)).find());
-        } catch (final PatternSyntaxException e) {
-            return Optional.empty();
-        }
+        return BoundedRegex.find(text(pattern), text(actual));
     }
 
     /** Numbers compare as numbers; otherwise the texts compare. */

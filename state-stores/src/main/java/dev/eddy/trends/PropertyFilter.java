@@ -3,6 +3,7 @@ package dev.eddy.trends;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.eddy.flags.BoundedRegex;
 import dev.eddy.flags.PropertyMatcher;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,8 +23,8 @@ import java.util.Optional;
  *   for {@code exact}/{@code is_not}; a list means any of them ({@code is_not}: none), an empty list matches all;</li>
  *   <li>a missing or JSON-null property matches only the negative operators ({@code is_not}, {@code not_icontains},
  *   {@code not_regex}, {@code is_not_set}, {@code not_between});</li>
- *   <li>{@code icontains} is case-insensitive; {@code regex} is an unanchored RE2 search (linear time: no pattern can
- *   hang a query), an invalid pattern matches nothing;</li>
+ *   <li>{@code icontains} is case-insensitive; {@code regex} is an unanchored RE2 search within RE2's bounds ({@link BoundedRegex}:
+ *   linear time, no pattern can hang a query), an invalid pattern matches nothing;</li>
  *   <li>{@code gt}, {@code gte} ({@code min}), {@code lt}, {@code lte} ({@code max}), {@code between},
  *   {@code not_between} compare numbers; a property that is not a number does not match;</li>
  *   <li>date and semver operators as feature flags evaluate them.</li>
@@ -248,11 +249,7 @@ public final class PropertyFilter {
     }
 
     private static Optional<Boolean> find(final JsonNode pattern, final JsonNode actual) {
-        try {
-            return Optional.of(com.google.re2j.Pattern.compile(text(pattern)).matcher(text(actual)).find());
-        } catch (final com.google.re2j.PatternSyntaxException e) {
-            return Optional.empty();
-        }
+        return BoundedRegex.find(text(pattern), text(actual));
     }
 
     private static Optional<Integer> compare(final JsonNode actual, final JsonNode value) {

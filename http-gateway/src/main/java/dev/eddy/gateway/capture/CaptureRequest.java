@@ -26,8 +26,6 @@ import java.util.Optional;
  * @param sentAt     the request's {@code sent_at}: the client's clock when it sent the request
  */
 public record CaptureRequest(Optional<String> token, List<RawEvent> events, boolean historical, Optional<Instant> sentAt) {
-    /** Longest project API key PostHog accepts. */
-    static final int MAX_TOKEN_LENGTH = 64;
     private static final String[] TOKEN_FIELDS = {"api_key", "token", "$token"};
     private static final String PROPERTIES = "properties";
     private static final String BATCH = "batch";
@@ -43,6 +41,9 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
     }
 
     public static CaptureRequest parse(final byte[] body) {
+        if (notUtf8(body)) {
+            throw ApiError.badRequest("invalid_payload", "Malformed request data: the body must be UTF-8 JSON.", null);
+        }
         try (JsonParser parser = Json.mapper().createParser(body)) {
             return parse(parser, body);
         } catch (final JacksonException e) {
@@ -50,6 +51,21 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
         } catch (final IOException e) {
             throw ApiError.badRequest("invalid_payload", "Malformed request data.", null);
         }
+    }
+
+    /**
+     * Whether the body is JSON in UTF-16 or UTF-32, which Jackson would detect and read, but whose byte offsets the
+     * properties' raw bytes cannot be cut by. JSON starts with an ASCII character: a zero byte or a UTF-16 byte order
+     * mark among the first two bytes means another encoding (a UTF-8 byte order mark is fine).
+     */
+    private static boolean notUtf8(final byte[] body) {
+        for (int i = 0; i < Math.min(2, body.length); i++) {
+            final int b = body[i] & 0xff;
+            if (b == 0 || b == 0xfe || b == 0xff) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static CaptureRequest parse(final JsonParser parser, final byte[] body) throws IOException {
@@ -150,11 +166,7 @@ public record CaptureRequest(Optional<String> token, List<RawEvent> events, bool
     /** PostHog's token rules: trimmed, non-empty, at most 64 ASCII characters, no NUL, not a personal key. */
     private static String validToken(final String raw) {
         final String token = raw.trim();
-        final boolean valid = !token.isEmpty()
-                && token.length() <= MAX_TOKEN_LENGTH
-                && token.chars().allMatch(c -> c > 0 && c < 128)
-                && !token.startsWith("phx_");
-        if (!valid) {
+        if (!ProjectTokens.wellFormed(token)) {
             throw ApiError.unauthenticated("invalid_api_key",
                     "Project API key invalid. You can find your project API key in your project settings.");
         }

@@ -19,6 +19,8 @@ public final class ProjectTokens {
     private static final Duration KNOWN_TTL = Duration.ofMinutes(10);
     private static final Duration UNKNOWN_TTL = Duration.ofSeconds(5);
     private static final long MAX_ENTRIES = 100_000;
+    /** Longest project API key PostHog accepts. */
+    static final int MAX_TOKEN_LENGTH = 64;
 
     private final AsyncLoadingCache<String, Optional<Long>> cache;
 
@@ -33,11 +35,23 @@ public final class ProjectTokens {
 
     /** The project of {@code token}, or empty when no project has it; completes on {@code context}. */
     public Future<Optional<Long>> projectOf(final String token, final Context context) {
+        if (!wellFormed(token)) {
+            // No project has it, and PostgreSQL must not see it: a NUL byte fails the query, which read as an outage.
+            return Future.succeededFuture(Optional.empty());
+        }
         final java.util.concurrent.CompletableFuture<Optional<Long>> project = cache.get(token);
         if (project.isDone() && !project.isCompletedExceptionally()) {
             // Nearly every call: answered at once, without a trip through the context's task queue.
             return Future.succeededFuture(project.join());
         }
         return Future.fromCompletionStage(project, context);
+    }
+
+    /** PostHog's token rules: non-empty, at most 64 ASCII characters, no NUL, not a personal key ({@code phx_}). */
+    static boolean wellFormed(final String token) {
+        return !token.isEmpty()
+                && token.length() <= MAX_TOKEN_LENGTH
+                && token.chars().allMatch(c -> c > 0 && c < 128)
+                && !token.startsWith("phx_");
     }
 }

@@ -21,7 +21,11 @@ public final class Body {
 
     /** The request's JSON object; an empty body reads as {@code {}}. */
     public static Body of(final RoutingContext ctx) {
-        final String text = ctx.body() == null ? null : ctx.body().asString();
+        return parse(ctx.body() == null ? null : ctx.body().asString());
+    }
+
+    /** The JSON object in {@code text}; blank reads as {@code {}}. */
+    static Body parse(final String text) {
         if (text == null || text.isBlank()) {
             return new Body(Json.mapper().createObjectNode());
         }
@@ -30,9 +34,40 @@ public final class Body {
             if (!node.isObject()) {
                 throw ApiError.badRequest("parse_error", "The request body must be a JSON object.", null);
             }
+            node.fields().forEachRemaining(field -> storable(field.getKey(), field.getKey(), field.getValue()));
             return new Body((ObjectNode) node);
         } catch (final JacksonException e) {
             throw ApiError.badRequest("parse_error", "JSON parse error: " + e.getOriginalMessage(), null);
+        }
+    }
+
+    /**
+     * Refuses text PostgreSQL cannot store (it fails the whole statement): a NUL character, or a surrogate without
+     * its pair (JSON's {@code \\ud800} escapes allow it), anywhere in the value of {@code field}, keys included.
+     * The messages are Django REST framework's, as PostHog answers.
+     */
+    private static void storable(final String field, final String text, final JsonNode value) {
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            if (c == 0) {
+                throw ApiError.badRequest("null_characters_not_allowed", "Null characters are not allowed.", field);
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw ApiError.badRequest("surrogate_characters_not_allowed",
+                        String.format(java.util.Locale.ROOT, "Surrogate characters are not allowed: U+%04X.", (int) c), field);
+            }
+        }
+        if (value == null) {
+            return;
+        }
+        if (value.isTextual()) {
+            storable(field, value.asText(), null);
+        } else if (value.isObject()) {
+            value.fields().forEachRemaining(entry -> storable(field, entry.getKey(), entry.getValue()));
+        } else if (value.isArray()) {
+            value.forEach(item -> storable(field, "", item));
         }
     }
 

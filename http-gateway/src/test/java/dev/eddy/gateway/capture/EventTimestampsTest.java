@@ -20,6 +20,20 @@ class EventTimestampsTest {
     }
 
     @Test
+    void aTimeOutsideYearsZeroTo9999IsTheEpoch() {
+        // Before, the first two threw DateTimeException and the whole request answered 500, its valid events lost.
+        assertThat(resolve("{\"timestamp\":\"2026-11-22T11:59:55Z\",\"sent_at\":\"-999999999-01-01T00:00:00Z\"}", Optional.empty()))
+                .isEqualTo(Instant.EPOCH);
+        assertThat(resolve("{\"timestamp\":\"-999999999-01-01T00:00:00Z\"}", Optional.of(Instant.parse("+999999999-12-31T23:59:59Z"))))
+                .isEqualTo(Instant.EPOCH);
+        assertThat(resolve("{\"offset\":9223372036854775807}", Optional.empty())).isEqualTo(Instant.EPOCH);
+        assertThat(resolve("{\"offset\":-9223372036854775808}", Optional.empty())).as("the future").isEqualTo(NOW);
+        assertThat(resolve("{\"timestamp\":\"-0001-12-31T23:59:59Z\"}", Optional.empty())).isEqualTo(Instant.EPOCH);
+        assertThat(resolve("{\"timestamp\":\"0000-01-01T00:00:00Z\"}", Optional.empty())).isEqualTo(Instant.parse("0000-01-01T00:00:00Z"));
+        assertThat(resolve("{\"offset\":1000}", Optional.empty())).isEqualTo(NOW.minusSeconds(1));
+    }
+
+    @Test
     void eventLevelSentAtWinsOverTheRequests() {
         assertThat(resolve("{\"timestamp\":\"2026-11-22T11:59:55Z\",\"sent_at\":\"2026-11-22T11:59:56Z\"}",
                 Optional.of(Instant.parse("2026-11-22T12:00:05Z"))))
