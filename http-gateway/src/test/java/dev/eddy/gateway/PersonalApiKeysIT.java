@@ -66,4 +66,15 @@ class PersonalApiKeysIT extends GatewayIT {
         assertThat(eddy.request(eddy.personalKey(), "POST", "/api/personal_api_keys/", "{\"scopes\":[\"*\"]}").statusCode())
                 .isEqualTo(400);
     }
+
+    @Test
+    void idsThatNameNoKeyAre404NotADatabaseError() {
+        // A NUL byte reached PostgreSQL, which refused the statement: a 500 (found by BadInputFuzzIT).
+        for (final String id : new String[] {"%00", "..%2F..%2Fetc", "1%20OR%201%3D1", "00000000-0000-0000-0000-00000000000G"}) {
+            assertThat(eddy.request(eddy.personalKey(), "DELETE", "/api/personal_api_keys/" + id + "/", null).statusCode())
+                    .as(id).isEqualTo(404);
+        }
+        assertThat(eddy.get("/shared/abc%00def", Map.of()).statusCode()).isEqualTo(404);
+        assertThat(eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/?short_id=a%00b", null).statusCode()).isEqualTo(400);
+    }
 }

@@ -98,10 +98,27 @@ public final class PersonalApiKeyRoutes {
     }
 
     private void revoke(final RoutingContext ctx) {
-        pool.preparedQuery(REVOKE).execute(Tuple.of(ctx.pathParam("id"), PersonalApiKeyAuth.principal(ctx).userId()))
+        final String id = ctx.pathParam("id");
+        // Keys' ids are uuids: anything else (a NUL byte PostgreSQL would refuse, a path fragment) names no key.
+        if (!isUuid(id)) {
+            ctx.fail(ApiError.notFound("Not found."));
+            return;
+        }
+        pool.preparedQuery(REVOKE).execute(Tuple.of(id, PersonalApiKeyAuth.principal(ctx).userId()))
                 .compose(rows -> rows.rowCount() > 0 ? Future.<Void>succeededFuture() : Future.failedFuture(ApiError.notFound("Not found.")))
                 .onSuccess(v -> ctx.response().setStatusCode(204).end())
                 .onFailure(ctx::fail);
+    }
+
+    private static boolean isUuid(final String id) {
+        if (id == null || id.length() != 36) {
+            return false;
+        }
+        try {
+            return UUID.fromString(id).toString().equals(id);
+        } catch (final IllegalArgumentException e) {
+            return false;
+        }
     }
 
     static boolean valid(final String scope) {

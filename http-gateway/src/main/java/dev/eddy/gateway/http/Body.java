@@ -41,6 +41,14 @@ public final class Body {
         }
     }
 
+    /** A query parameter's text as {@link #storable} refuses it (null passes: the parameter is absent). */
+    public static String storableParam(final String name, final String text) {
+        if (text != null) {
+            storable(name, text, null);
+        }
+        return text;
+    }
+
     /**
      * Refuses text PostgreSQL cannot store (it fails the whole statement): a NUL character, or a surrogate without
      * its pair (JSON's {@code \\ud800} escapes allow it), anywhere in the value of {@code field}, keys included.

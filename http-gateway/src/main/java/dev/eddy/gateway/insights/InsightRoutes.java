@@ -88,7 +88,7 @@ public final class InsightRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
         final InsightRepository.Filter filter = new InsightRepository.Filter(
-                optionalLong(ctx, "created_by"), ctx.queryParams().get("short_id"),
+                optionalLong(ctx, "created_by"), dev.eddy.gateway.http.Body.storableParam("short_id", ctx.queryParams().get("short_id")),
                 optionalBoolean(ctx, "saved"), optionalBoolean(ctx, "favorited"));
         // One insight that cannot be calculated shows its failed status; it does not hide the others.
         final InsightCalculations.Read read = read(ctx).failingAsStatus();

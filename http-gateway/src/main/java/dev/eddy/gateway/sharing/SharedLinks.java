@@ -17,6 +17,8 @@ public final class SharedLinks {
     private static final long ANONYMOUS = 0;
     /** Tokens are 43 characters; anything much longer is not one. */
     private static final int MAX_TOKEN = 100;
+    /** The alphabet of the tokens Eddy makes (URL-safe base64). */
+    private static final java.util.regex.Pattern TOKEN = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
 
     private final SharingRepository sharing;
     private final DashboardRepository dashboards;
@@ -38,7 +40,8 @@ public final class SharedLinks {
 
     /** The link's shared object, or a failed future with a 404. */
     public Future<Opened> open(final String token) {
-        if (token == null || token.isEmpty() || token.length() > MAX_TOKEN) {
+        // Tokens are URL-safe base64: anything else (a NUL byte PostgreSQL would refuse, a path fragment) opens nothing.
+        if (token == null || token.isEmpty() || token.length() > MAX_TOKEN || !TOKEN.matcher(token).matches()) {
             return Future.failedFuture(ApiError.notFound("Not found."));
         }
         return sharing.enabledByToken(token).compose(ApiError::orNotFound).compose(s -> s.dashboardId() != null
