@@ -42,10 +42,9 @@ public final class ProjectChanges implements Scatter.Part<Long> {
         return scatter.gather(KIND, Json.mapper().createObjectNode().put("project_id", projectId), control);
     }
 
-    /** The counters' store is kept by the timelines' processor: its partitions are assigned with the timelines'. */
     @Override
     public String store() {
-        return StoreNames.EVENT_TIMELINES;
+        return StoreNames.HOURLY_COUNTS;
     }
 
     @Override

@@ -340,11 +340,11 @@ public final class Scatter {
             throw ApiError.badRequest("invalid_input", "The body must be a partial request.", null);
         }
         final QueryControl control = QueryControl.within(Duration.ofMillis(Math.max(1, body.path("timeout_ms").asLong(1))));
-        final StreamsApp app = streams.get().orElseThrow(Scatter::rebalancing);
         if (whole) {
             serveWhole(ctx, ctx.pathParam("kind"), part, body.path("request"), control);
             return;
         }
+        final StreamsApp app = streams.get().orElseThrow(Scatter::rebalancing);
         final List<Integer> partitions = new ArrayList<>();
         body.path("partitions").forEach(p -> partitions.add(p.asInt()));
         serve(ctx, part, app, body.path("request"), partitions, control);
