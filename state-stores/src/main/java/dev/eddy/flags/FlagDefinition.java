@@ -36,6 +36,39 @@ public record FlagDefinition(long id, String key, boolean active, boolean delete
     public record Variant(String key, String name, double rolloutPercentage) {
     }
 
+    /**
+     * The definition {@code json} describes, refusing JSON of another shape (what the definitions topic must carry:
+     * Eddy publishes the API's flag objects there). Absent optional parts are fine; a part of the wrong kind is not.
+     *
+     * @throws IllegalArgumentException naming the first part of the wrong shape
+     */
+    public static FlagDefinition strict(final JsonNode json) {
+        require(json.isObject(), "a flag definition is a JSON object");
+        require(json.path("key").isTextual() && !json.get("key").asText().isEmpty(), "a flag definition has a key");
+        require(json.path("id").isIntegralNumber(), "a flag definition has an integer id");
+        final JsonNode filters = json.path("filters");
+        require(filters.isMissingNode() || filters.isNull() || filters.isObject(), "filters is an object");
+        final JsonNode groups = filters.path("groups");
+        require(groups.isMissingNode() || groups.isNull() || groups.isArray(), "filters.groups is a list");
+        for (final JsonNode group : groups) {
+            require(group.isObject(), "each condition group is an object");
+            final JsonNode properties = group.path("properties");
+            require(properties.isMissingNode() || properties.isNull() || properties.isArray(), "a condition's properties are a list");
+            properties.forEach(p -> require(p.isObject() && p.path("key").isTextual(), "each property filter is an object with a key"));
+        }
+        final JsonNode variants = filters.path("multivariate").path("variants");
+        require(variants.isMissingNode() || variants.isNull() || variants.isArray(), "multivariate.variants is a list");
+        variants.forEach(v -> require(v.isObject() && v.path("key").isTextual() && v.path("rollout_percentage").isNumber(),
+                "each variant has a key and a rollout percentage"));
+        return of(json);
+    }
+
+    private static void require(final boolean condition, final String what) {
+        if (!condition) {
+            throw new IllegalArgumentException("not a flag definition: " + what);
+        }
+    }
+
     public static FlagDefinition of(final JsonNode json) {
         final JsonNode filters = json.path("filters");
         final List<Condition> conditions = new ArrayList<>();

@@ -4,6 +4,7 @@ import dev.eddy.config.KafkaConfig;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.events.EventSerdes;
+import dev.eddy.flags.FlagDefinition;
 import dev.eddy.groups.GroupSet;
 import dev.eddy.groups.GroupState;
 import dev.eddy.groups.GroupTypes;
@@ -15,6 +16,8 @@ import dev.eddy.persons.ProjectCommand;
 import dev.eddy.serde.JsonSerde;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
@@ -88,9 +91,25 @@ public record EddyTopics(
                 new Topic<>(kafka.topic(PERSON_MERGES), Serdes.String(), PersonSerdes.personMerge(), false),
                 new Topic<>(kafka.topic(GROUP_STATES), Serdes.String(), PersonSerdes.groupState(), true),
                 new Topic<>(kafka.topic(GROUP_TYPES), Serdes.String(), PersonSerdes.groupTypes(), true),
-                new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), new JsonSerde<>(JsonNode.class), true),
+                new Topic<>(kafka.topic(FLAG_DEFINITIONS), Serdes.String(), flagDefinitionSerde(), true),
                 new Topic<>(kafka.topic(TIMELINE_MOVES), Serdes.String(), Serdes.ByteArray(), false),
                 new Topic<>(kafka.topic(INSTANCES), Serdes.String(), Serdes.String(), true));
+    }
+
+    /** Flag definitions as JSON, refusing JSON of another shape when read (the global loader dead-letters it). */
+    private static Serde<JsonNode> flagDefinitionSerde() {
+        final JsonSerde<JsonNode> json = new JsonSerde<>(JsonNode.class);
+        return Serdes.serdeFrom(json.serializer(), (topic, bytes) -> {
+            final JsonNode definition = json.deserializer().deserialize(topic, bytes);
+            if (definition != null) {
+                try {
+                    FlagDefinition.strict(definition);
+                } catch (final IllegalArgumentException e) {
+                    throw new SerializationException("cannot read a flag definition from " + topic + ": " + e.getMessage(), e);
+                }
+            }
+            return definition;
+        });
     }
 
     private static Topic<String, CapturedEvent> events(final String name) {

@@ -116,6 +116,28 @@ class EddyTopologyTest {
         assertThat(store.get("3").types()).containsExactly(Map.entry("team", 0));
         assertThat(dead).containsExactly(topics.groupTypes().name() + "@1 1 SerializationException",
                 topics.groupTypes().name() + "@2 2 SerializationException");
+
+        // Valid JSON is not enough for a flag definition: /decide would read a flag without a key or conditions.
+        dead.clear();
+        final TestInputTopic<String, byte[]> flags = driver.createInputTopic(topics.flagDefinitions().name(),
+                new org.apache.kafka.common.serialization.StringSerializer(), new ByteArraySerializer());
+        final String good = "{\"id\":7,\"key\":\"beta\",\"active\":true,\"filters\":{\"groups\":[{\"properties\":[],"
+                + "\"rollout_percentage\":50}],\"multivariate\":{\"variants\":[{\"key\":\"a\",\"rollout_percentage\":100}]}}}";
+        flags.pipeInput("1:beta", good.getBytes(StandardCharsets.UTF_8));
+        flags.pipeInput("1:beta", "{\"poison\":true,\"properties\":[1,2]}".getBytes(StandardCharsets.UTF_8));
+        flags.pipeInput("1:beta", "{\"id\":7,\"key\":\"beta\",\"filters\":{\"groups\":{\"a\":1}}}".getBytes(StandardCharsets.UTF_8));
+        flags.pipeInput("1:beta", "{\"id\":7,\"key\":\"beta\",\"filters\":{\"groups\":[{\"properties\":[\"plan\"]}]}}"
+                .getBytes(StandardCharsets.UTF_8));
+        flags.pipeInput("1:gamma", "{\"id\":8,\"key\":\"gamma\",\"filters\":{\"multivariate\":{\"variants\":[{\"key\":\"a\"}]}}}"
+                .getBytes(StandardCharsets.UTF_8));
+        final org.apache.kafka.streams.state.KeyValueStore<String, com.fasterxml.jackson.databind.JsonNode> definitions =
+                driver.getKeyValueStore(dev.eddy.stores.StoreNames.FLAG_DEFINITIONS);
+        assertThat(definitions.get("1:beta").toString()).isEqualTo(good);
+        assertThat(definitions.get("1:gamma")).isNull();
+        assertThat(dead).containsExactly(topics.flagDefinitions().name() + "@1 1:beta SerializationException",
+                topics.flagDefinitions().name() + "@2 1:beta SerializationException",
+                topics.flagDefinitions().name() + "@3 1:beta SerializationException",
+                topics.flagDefinitions().name() + "@4 1:gamma SerializationException");
     }
 
     private void send(final long project, final String name, final Instant at) {

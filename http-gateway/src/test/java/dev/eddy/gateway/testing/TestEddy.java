@@ -123,10 +123,16 @@ public final class TestEddy implements AutoCloseable {
 
     /** Polls {@code condition} every 100 ms until it holds, or fails naming {@code what}. */
     public void waitUntil(final BooleanSupplier condition, final Duration timeout, final String what) throws InterruptedException {
+        waitUntil(condition, timeout, () -> what);
+    }
+
+    /** As {@link #waitUntil(BooleanSupplier, Duration, String)}, describing the state at the time it gave up. */
+    public void waitUntil(final BooleanSupplier condition, final Duration timeout, final java.util.function.Supplier<String> what)
+            throws InterruptedException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
+                throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
             }
             Thread.sleep(100);
         }
