@@ -54,6 +54,7 @@ import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.users.UserRepository;
 import dev.eddy.gateway.users.UserRoutes;
 import dev.eddy.topology.EddyTopics;
+import dev.eddy.topology.StateDirFailure;
 import dev.eddy.topology.StreamsApp;
 import dev.eddy.topology.TopicProvisioner;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -104,6 +105,8 @@ public final class Eddy implements AutoCloseable {
     private final EddyConfig config;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicReference<StreamsApp> streams = new AtomicReference<>();
+    /** Why the streams instance could not start (its state directory), if it could not. */
+    private final AtomicReference<String> streamsFailure = new AtomicReference<>();
     private Vertx vertx;
     private int port;
     private Optional<Bootstrap.Result> bootstrap = Optional.empty();
@@ -174,7 +177,17 @@ public final class Eddy implements AutoCloseable {
 
         if (config.role().runsStreams()) {
             // The advertised port is known only now that the server is bound (port 0 in tests).
-            final StreamsApp app = StreamsApp.start(config, advertised());
+            final StreamsApp app;
+            try {
+                app = StreamsApp.start(config, advertised());
+            } catch (final StateDirFailure e) {
+                // The process keeps serving what needs no local state (capture lands in Kafka and waits there); it
+                // reports not ready with the reason until it is restarted on a usable directory.
+                streamsFailure.set(e.getMessage());
+                LOG.error("FATAL: {}. No stream processing on this instance; it reports not ready. Fix the directory "
+                        + "(space, permissions, mount) and restart Eddy.", e.getMessage(), e);
+                return;
+            }
             streams.set(app);
             closeables.add(app);
             final KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(app.streams());
@@ -198,6 +211,7 @@ public final class Eddy implements AutoCloseable {
                 : Optional.of(Instances.Directory.start(config.kafka(), topics.instances().name()));
         directory.ifPresent(closeables::add);
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()),
+                () -> Optional.ofNullable(streamsFailure.get()).or(() -> Optional.ofNullable(streams.get()).flatMap(StreamsApp::failure)),
                 directory.map(d -> d::live), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()

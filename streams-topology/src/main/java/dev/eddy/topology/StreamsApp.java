@@ -44,6 +44,8 @@ public final class StreamsApp implements AutoCloseable {
     private final AtomicLong generation = new AtomicLong();
     private final DeadLetters deadLetters;
     private final AtomicLong rebalances = new AtomicLong();
+    /** Why this instance stopped processing for good (a state directory failure), once it has. */
+    private final AtomicReference<String> failure = new AtomicReference<>();
 
     /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
     private final int partitions;
@@ -75,11 +77,13 @@ public final class StreamsApp implements AutoCloseable {
      * @param advertised {@code host:port} of this instance's internal routes
      */
     public static StreamsApp start(final EddyConfig config, final String advertised) {
+        final java.nio.file.Path appStateDir = config.streams().stateDir().toAbsolutePath().resolve(config.applicationId());
+        // Checked first: Kafka Streams would fail on it later, in a thread, with a less clear message.
+        StateDirFailure.requireWritable(appStateDir);
         final EddyTopics topics = EddyTopics.of(config.kafka());
         final DeadLetters deadLetters = DeadLetters.producing(config.kafka(), topics.dlq().name());
         final org.apache.kafka.streams.Topology topology = EddyTopology.build(topics, config.streams(), deadLetters);
         final KafkaStreams streams = new KafkaStreams(topology, StreamsProperties.of(config, advertised));
-        final java.nio.file.Path appStateDir = config.streams().stateDir().toAbsolutePath().resolve(config.applicationId());
         final String fingerprint = TopologyFingerprint.of(topology.describe());
         if (TopologyFingerprint.stale(appStateDir, fingerprint)) {
             LOG.warn("the local state in {} was written by another topology (an upgrade): wiping it; the stores are restored "
@@ -99,6 +103,14 @@ public final class StreamsApp implements AutoCloseable {
             LOG.info("streams state {} -> {}", oldState, newState);
         });
         streams.setUncaughtExceptionHandler(exception -> {
+            final Optional<String> storage = StateDirFailure.reason(exception);
+            if (storage.isPresent()) {
+                app.failure.set("state directory " + appStateDir + ": " + storage.get());
+                LOG.error("FATAL: the state directory {} failed ({}). This instance stops processing and reports not ready; "
+                        + "no acknowledged event is lost (its unfinished transaction is aborted and the events wait in Kafka). "
+                        + "Free space or fix the directory, then restart Eddy.", appStateDir, storage.get(), exception);
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             // Per-record failures already go to the dead-letter topic; what reaches here is an
             // infrastructure fault. A fresh thread resumes from the last committed transaction.
             LOG.error("stream thread failed; replacing it", exception);
@@ -106,6 +118,11 @@ public final class StreamsApp implements AutoCloseable {
         });
         streams.start();
         return app;
+    }
+
+    /** Why this instance stopped processing for good, if it has: its state directory failed. */
+    public Optional<String> failure() {
+        return Optional.ofNullable(failure.get());
     }
 
     public boolean isRunning() {

@@ -3,20 +3,26 @@ package dev.eddy.gateway.capture;
 import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.eddy.gateway.projects.ProjectRepository;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
 
 /**
- * Resolves a project API key to its project for every ingestion request. Answers are cached: known tokens
- * for minutes (so ingestion keeps working through a short PostgreSQL outage), unknown ones briefly (so a
- * stream of bad tokens does not reach the database, yet a new project is usable within seconds).
+ * Resolves a project API key to its project for every ingestion request. Answers are cached: a known token is
+ * looked up again in the background a minute after it was read (a reset token stops working within a minute
+ * of use), and kept while that lookup fails, for up to a day, so ingestion and flags keep working through a
+ * PostgreSQL outage; unknown tokens are cached briefly (a stream of bad tokens does not reach the database, yet
+ * a new project is usable within seconds).
  */
 public final class ProjectTokens {
-    private static final Duration KNOWN_TTL = Duration.ofMinutes(10);
+    private static final Duration REFRESH_AFTER = Duration.ofMinutes(1);
+    private static final Duration KNOWN_TTL = Duration.ofDays(1);
     private static final Duration UNKNOWN_TTL = Duration.ofSeconds(5);
     private static final long MAX_ENTRIES = 100_000;
     /** Longest project API key PostHog accepts. */
@@ -26,10 +32,18 @@ public final class ProjectTokens {
 
     /** @param lookup finds the project of a token in the database ({@link ProjectRepository#idForToken}) */
     public ProjectTokens(final Function<String, Future<Optional<Long>>> lookup) {
+        this(lookup, Ticker.systemTicker(), ForkJoinPool.commonPool());
+    }
+
+    /** With the clock and the executor of the background lookups given (tests). */
+    ProjectTokens(final Function<String, Future<Optional<Long>>> lookup, final Ticker ticker, final Executor background) {
         this.cache = Caffeine.newBuilder()
+                .ticker(ticker)
+                .executor(background)
                 .maximumSize(MAX_ENTRIES)
                 .expireAfter(Expiry.<String, Optional<Long>>writing((token, project) ->
                         project.isPresent() ? KNOWN_TTL : UNKNOWN_TTL))
+                .refreshAfterWrite(REFRESH_AFTER)
                 .buildAsync((token, executor) -> lookup.apply(token).toCompletionStage().toCompletableFuture());
     }
 
@@ -40,9 +54,13 @@ public final class ProjectTokens {
             return Future.succeededFuture(Optional.empty());
         }
         final java.util.concurrent.CompletableFuture<Optional<Long>> project = cache.get(token);
-        if (project.isDone() && !project.isCompletedExceptionally()) {
+        if (project.isDone()) {
             // Nearly every call: answered at once, without a trip through the context's task queue.
-            return Future.succeededFuture(project.join());
+            try {
+                return Future.succeededFuture(project.join());
+            } catch (final java.util.concurrent.CompletionException e) {
+                return Future.failedFuture(e.getCause());
+            }
         }
         return Future.fromCompletionStage(project, context);
     }

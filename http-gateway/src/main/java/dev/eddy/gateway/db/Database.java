@@ -51,6 +51,32 @@ public final class Database {
         return PgBuilder.pool().with(pool).with(net).connectingTo(connect).using(vertx).build();
     }
 
+    /**
+     * Whether {@code failure} says PostgreSQL cannot be reached right now (refused or lost connection, connect or pool
+     * timeout, a server shutting down or out of connections), as opposed to a query it refused. Such a request is
+     * answered 503: the same request succeeds once the database is back, without restarting Eddy.
+     */
+    public static boolean unavailable(final Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof io.vertx.sqlclient.ClosedConnectionException || t instanceof java.util.concurrent.TimeoutException
+                    || t instanceof io.netty.channel.ConnectTimeoutException || t instanceof java.net.SocketException) {
+                return true;
+            }
+            if (t instanceof io.vertx.pgclient.PgException pg && pg.getSqlState() != null
+                    && (pg.getSqlState().startsWith("08") || pg.getSqlState().startsWith("57P") || "53300".equals(pg.getSqlState()))) {
+                return true;
+            }
+            // The pool's own refusals: its connect timeout, and its wait queue full while connections cannot be made.
+            if (t instanceof io.vertx.core.VertxException && t.getMessage() != null
+                    && (t.getMessage().contains("Timeout") || t.getMessage().contains("timed out") || t.getMessage().contains("Connection refused")
+                    || t.getMessage().contains("Max waiter queue size"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether PostgreSQL answers right now. */
     public static Future<Void> ping(final Pool pool) {
         return pool.query("SELECT 1").execute().mapEmpty();

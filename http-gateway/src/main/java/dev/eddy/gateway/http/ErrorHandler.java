@@ -10,10 +10,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place failures become HTTP answers: {@link ApiError}s as they say, routing failures by their
- * status (404, 405, 413), anything else as a 500 that is logged and tells the client nothing internal.
+ * status (404, 405, 413), PostgreSQL out of reach as a 503 to retry, anything else as a 500 that is logged and tells the
+ * client nothing internal.
  */
 public final class ErrorHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ErrorHandler.class);
+    private static final int DATABASE_RETRY_SECONDS = 5;
 
     private ErrorHandler() {
     }
@@ -49,6 +51,10 @@ public final class ErrorHandler {
             case 405 -> ApiError.methodNotAllowed("Method \"" + ctx.request().method() + "\" not allowed.");
             case 413 -> ApiError.payloadTooLarge();
             default -> {
+                if (dev.eddy.gateway.db.Database.unavailable(failure)) {
+                    LOG.warn("{} {}: PostgreSQL unavailable ({})", ctx.request().method(), ctx.request().path(), failure.toString());
+                    yield ApiError.unavailable("database_unavailable", "The database is unavailable; retry shortly.", DATABASE_RETRY_SECONDS);
+                }
                 LOG.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
                 yield ApiError.internal();
             }

@@ -16,9 +16,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * {@code GET /_health/live}: 200 while the process serves HTTP. {@code GET /_health} and {@code /_health/ready}: 200 only
- * when every part this process runs is ready (PostgreSQL answers for the
- * gateway, Kafka Streams is RUNNING for a streams instance), else 503 naming what is not.
+ * {@code GET /_health/live}: 200 while the process serves HTTP. {@code GET /_health} and {@code /_health/ready}: 503 while
+ * this process's Kafka Streams instance is not RUNNING (naming its state and, after a fatal failure, the reason), else
+ * 200; {@code status} is {@code degraded} while PostgreSQL does not answer (management routes answer 503 meanwhile,
+ * capture and flags keep working).
  * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics.
  */
 public final class HealthRoutes {
@@ -27,16 +28,20 @@ public final class HealthRoutes {
 
     private final Optional<Pool> pool;
     private final Supplier<Optional<StreamsApp>> streams;
+    private final Supplier<Optional<String>> streamsFailure;
     private final Optional<Supplier<java.util.List<String>>> instances;
     private final PrometheusMeterRegistry registry;
 
     /**
+     * @param streamsFailure why this process's streams instance stopped processing for good, or could not start
      * @param instances the streams instances a gateway-only process hands its reads to: reported, not required
      *                  (capture and the flags that need no person work without them)
      */
     public HealthRoutes(final Optional<Pool> pool, final Supplier<Optional<StreamsApp>> streams,
+                        final Supplier<Optional<String>> streamsFailure,
                         final Optional<Supplier<java.util.List<String>>> instances, final PrometheusMeterRegistry registry) {
         this.pool = pool;
+        this.streamsFailure = streamsFailure;
         this.streams = streams;
         this.instances = instances;
         this.registry = registry;
@@ -60,18 +65,23 @@ public final class HealthRoutes {
                         .map(true).otherwise(false))
                 .orElse(Future.succeededFuture(true));
         postgres.onComplete(result -> {
-            boolean ready = result.result();
+            // PostgreSQL holds the management data only: capture and /decide keep serving without it, so an outage
+            // degrades this process (management routes answer 503) but does not take it out of a load balancer.
+            final boolean postgresUp = result.result();
+            boolean ready = true;
             if (pool.isPresent()) {
-                checks.put("postgres", ready ? "up" : "down");
+                checks.put("postgres", postgresUp ? "up" : "down");
             }
             if (runsStreams) {
-                final String state = streams.get().map(s -> s.state().name()).orElse("NOT_STARTED");
+                final Optional<String> failure = streamsFailure.get();
+                final String state = streams.get().map(s -> s.state().name()).orElse(failure.isPresent() ? "FAILED" : "NOT_STARTED");
                 checks.put("streams", state);
-                ready &= "RUNNING".equals(state);
+                failure.ifPresent(reason -> checks.put("streams_failure", reason));
+                ready = "RUNNING".equals(state);
             }
             instances.ifPresent(live -> checks.put("streams_instances", live.get()));
             final Map<String, Object> body = new LinkedHashMap<>();
-            body.put("status", ready ? "ok" : "unavailable");
+            body.put("status", !ready ? "unavailable" : postgresUp ? "ok" : "degraded");
             body.put("checks", checks);
             Responses.json(ctx, ready ? 200 : 503, body);
         });

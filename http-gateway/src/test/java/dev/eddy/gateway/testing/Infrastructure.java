@@ -86,26 +86,8 @@ public final class Infrastructure implements AutoCloseable {
     private static Infrastructure inProcess() throws Exception {
         final List<AutoCloseable> resources = new ArrayList<>();
         try {
-            final KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
-                    .build())
-                    // One broker: internal topics cannot have more than one replica, and consumer groups hang
-                    // without the offsets topic.
-                    .setConfigProp("offsets.topic.replication.factor", "1")
-                    .setConfigProp("offsets.topic.num.partitions", "4")
-                    .setConfigProp("transaction.state.log.replication.factor", "1")
-                    .setConfigProp("transaction.state.log.min.isr", "1")
-                    .setConfigProp("transaction.state.log.num.partitions", "4")
-                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                    .setConfigProp("auto.create.topics.enable", "false")
-                    .build();
+            final KafkaClusterTestKit kafka = kraftBroker();
             resources.add(kafka);
-            kafka.format();
-            kafka.startup();
-            kafka.waitForReadyBrokers();
             final EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
             resources.add(postgres);
             return new Infrastructure("in-process", kafka.bootstrapServers(), "127.0.0.1:" + postgres.getPort(),
@@ -116,6 +98,43 @@ public final class Infrastructure implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * A started single-node KRaft cluster (broker and controller in one node) in this JVM. Its broker can be shut down
+     * and started again on the same port ({@code brokers().get(0)}), as a broker restart.
+     */
+    public static KafkaClusterTestKit kraftBroker() throws Exception {
+        final KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true)
+                .setNumBrokerNodes(1)
+                .setNumControllerNodes(1)
+                .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+                .build())
+                // One broker: internal topics cannot have more than one replica, and consumer groups hang
+                // without the offsets topic.
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("offsets.topic.num.partitions", "4")
+                .setConfigProp("transaction.state.log.replication.factor", "1")
+                .setConfigProp("transaction.state.log.min.isr", "1")
+                .setConfigProp("transaction.state.log.num.partitions", "4")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .setConfigProp("auto.create.topics.enable", "false")
+                .build();
+        try {
+            kafka.format();
+            kafka.startup();
+            kafka.waitForReadyBrokers();
+            return kafka;
+        } catch (final Exception e) {
+            kafka.close();
+            throw e;
+        }
+    }
+
+    /** {@code host:port} of the PostgreSQL server. */
+    public String pgHostPort() {
+        return pgHostPort;
     }
 
     private static String hostPort(final String url) {
