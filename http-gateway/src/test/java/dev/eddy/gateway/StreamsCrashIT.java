@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.gateway.testing.Infrastructure;
+import dev.eddy.gateway.testing.SdkLoad;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.StreamsProcess;
 import dev.eddy.gateway.testing.TestEddy;
@@ -125,19 +126,9 @@ class StreamsCrashIT {
                     .isSortedAccordingTo(Integer::compare).doesNotHaveDuplicates().hasSize(BATCHES * BATCH / USERS));
 
             // The stores agree, read through the gateway: each person's events counted once.
-            final String perPerson = "{\"events\":[{\"id\":\"tick\"}],\"date_from\":\"-1d\",\"breakdown\":\"user\","
-                    + "\"breakdown_limit\":100,\"display\":\"ActionsTable\"}";
-            final Map<String, Long> counted = new TreeMap<>();
-            gateway.waitUntil(() -> {
-                final HttpResponse<String> trend = gateway.request(gateway.personalKey(), "POST", "/api/projects/1/insights/trend/", perPerson);
-                counted.clear();
-                if (trend.statusCode() == 200) {
-                    TestEddy.json(trend).path("result").forEach(item -> counted.put(item.path("breakdown_value").asText(),
-                            item.path("aggregated_value").asLong()));
-                }
-                return counted.values().stream().mapToLong(Long::longValue).sum() == BATCHES * BATCH;
-            }, WAIT, "every acknowledged event in the trends");
-            assertThat(counted).hasSize(USERS).allSatisfy((user, n) -> assertThat(n).as(user).isEqualTo(BATCHES * BATCH / USERS));
+            final Map<String, Long> perPerson = new TreeMap<>();
+            seqsByUser.keySet().forEach(user -> perPerson.put(user, (long) BATCHES * BATCH / USERS));
+            SdkLoad.assertCountedExactly(gateway, "tick", perPerson, WAIT);
         } finally {
             streams.close();
         }

@@ -124,8 +124,17 @@ public final class SdkLoad implements AutoCloseable {
         return copy;
     }
 
-    /** Waits until the trends count exactly {@code expected} events per person (breakdown by {@code user}). */
+    /** Waits until the trends count exactly {@code expected} of this load's events per person. */
     public void assertCountedExactly(final Map<String, Long> expected, final Duration wait) throws InterruptedException {
+        assertCountedExactly(eddy, event, expected, wait);
+    }
+
+    /**
+     * Waits until {@code eddy}'s trends count exactly {@code expected} events named {@code event} per person over the
+     * last day (a breakdown by the events' {@code user} property), or fails showing both.
+     */
+    public static void assertCountedExactly(final TestEddy eddy, final String event, final Map<String, Long> expected,
+                                            final Duration wait) throws InterruptedException {
         final String perPerson = "{\"events\":[{\"id\":\"" + event + "\"}],\"date_from\":\"-1d\",\"breakdown\":\"user\","
                 + "\"breakdown_limit\":1000,\"display\":\"ActionsTable\"}";
         final Map<String, Long> counted = new TreeMap<>();
@@ -137,7 +146,7 @@ public final class SdkLoad implements AutoCloseable {
                         item.path("aggregated_value").asLong()));
             }
             return counted.equals(expected);
-        }, wait, () -> "each person's acknowledged events counted once: expected " + expected + ", counted " + counted);
+        }, wait, () -> "each person's acknowledged " + event + " events counted once: expected " + expected + ", counted " + counted);
     }
 
     @Override

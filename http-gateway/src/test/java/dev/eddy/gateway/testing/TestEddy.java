@@ -29,7 +29,18 @@ public final class TestEddy implements AutoCloseable {
         this.topicPrefix = topicPrefix;
     }
 
+    /** Starts an Eddy and waits until it is ready ({@code /_health}). */
     public static TestEddy start(final Infrastructure infra, final Path stateDir, final Map<String, String> extra) throws Exception {
+        return start(infra, stateDir, extra, "/_health");
+    }
+
+    /** Starts an Eddy and waits only until it serves HTTP ({@code /_health/live}): for tests of an Eddy that is not ready. */
+    public static TestEddy startLive(final Infrastructure infra, final Path stateDir, final Map<String, String> extra) throws Exception {
+        return start(infra, stateDir, extra, "/_health/live");
+    }
+
+    private static TestEddy start(final Infrastructure infra, final Path stateDir, final Map<String, String> extra, final String health)
+            throws Exception {
         final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ".";
         final Map<String, String> env = new HashMap<>(Map.of(
                 "EDDY_KAFKA_BOOTSTRAP", infra.kafkaBootstrap(),
@@ -44,7 +55,7 @@ public final class TestEddy implements AutoCloseable {
         env.putAll(extra);
         final EddyConfig config = ConfigLoader.load(env, Optional.empty());
         final TestEddy test = new TestEddy(Eddy.start(config), prefix);
-        test.waitUntil(() -> test.get("/_health", Map.of()).statusCode() == 200, Duration.ofSeconds(60), "Eddy healthy");
+        test.waitUntil(() -> test.get(health, Map.of()).statusCode() == 200, Duration.ofSeconds(60), "Eddy answering " + health);
         return test;
     }
 
