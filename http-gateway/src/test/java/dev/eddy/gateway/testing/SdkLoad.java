@@ -14,6 +14,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Capture as a PostHog SDK sends it through a fault: batches of events of a few persons, each event with its own
@@ -21,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and what was acknowledged per person, to reconcile with the stores afterwards.
  */
 public final class SdkLoad implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SdkLoad.class);
     private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
     private final TestEddy eddy;
@@ -121,6 +124,8 @@ public final class SdkLoad implements AutoCloseable {
         }
         final Map<String, Long> copy = new TreeMap<>();
         acked.forEach((user, n) -> copy.put(user, n.get()));
+        // The figures a fault test's report quotes (WARN: the test logging's threshold).
+        LOG.warn("{}: {} batches of {} acknowledged; answers by status (0: none) {}", event, batches.get(), batchSize, answers());
         return copy;
     }
 
