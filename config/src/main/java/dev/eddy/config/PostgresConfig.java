@@ -21,10 +21,10 @@ public record PostgresConfig(String url, String user, String password, int poolS
         try {
             final URI uri = new URI(bare);
             Validation.require("postgresql".equals(uri.getScheme()) || "postgres".equals(uri.getScheme()),
-                    "pg.url must start with postgresql:// or jdbc:postgresql://, got '" + url + "'");
-            Validation.require(uri.getHost() != null, "pg.url has no host: '" + url + "'");
+                    "pg.url must start with postgresql:// or jdbc:postgresql://, got '" + redact(url) + "'");
+            Validation.require(uri.getHost() != null, "pg.url has no host: '" + redact(url) + "'");
         } catch (final URISyntaxException e) {
-            throw new ConfigException("pg.url is not a URL: '" + url + "'", e);
+            throw new ConfigException("pg.url is not a URL: '" + redact(url) + "'", e);
         }
     }
 
@@ -44,9 +44,17 @@ public record PostgresConfig(String url, String user, String password, int poolS
         return url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
     }
 
+    /**
+     * {@code url} without the password it may carry ({@code postgresql://user:secret@host/db},
+     * {@code ?password=secret}): what messages and logs may show of it.
+     */
+    public static String redact(final String url) {
+        return url.replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@").replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+    }
+
     @Override
     public String toString() {
-        // Never print the password.
-        return "PostgresConfig[url=" + url + ", user=" + user + ", poolSize=" + poolSize + "]";
+        // Never print the password, neither the field nor one inside the URL.
+        return "PostgresConfig[url=" + redact(url) + ", user=" + user + ", poolSize=" + poolSize + "]";
     }
 }
