@@ -36,12 +36,20 @@ public record PostgresConfig(String url, String user, String password, int poolS
     /** The URL as the PostgreSQL JDBC driver wants it (used by the migrations only). */
     public String jdbcUrl() {
         final String bare = url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
-        return JDBC_PREFIX + bare.replaceFirst("^postgres://", "postgresql://");
+        return JDBC_PREFIX + withoutCredentials(bare).replaceFirst("^postgres://", "postgresql://");
     }
 
     /** The URL as vertx-pg-client wants it. */
     public String uri() {
-        return url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url;
+        return withoutCredentials(url.startsWith(JDBC_PREFIX) ? url.substring(JDBC_PREFIX.length()) : url);
+    }
+
+    /**
+     * The URL without a user or password of its own: the clients get {@link #user} and {@link #password} separately
+     * (the runtime pool always let those win), and a URL without credentials is safe in the drivers' error messages.
+     */
+    static String withoutCredentials(final String url) {
+        return url.replaceAll("//[^/@]*@", "//").replaceAll("(?i)(?<=[?&])(password|user)=[^&]*&?", "").replaceAll("[?&]$", "");
     }
 
     /**

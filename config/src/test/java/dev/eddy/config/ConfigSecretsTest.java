@@ -75,6 +75,18 @@ class ConfigSecretsTest {
     }
 
     @Test
+    void theDriversGetTheUrlWithoutCredentials() {
+        final PostgresConfig pg = new PostgresConfig("postgresql://eddy:" + URL_PASSWORD + "@db:5432/eddy?sslmode=require&password="
+                + URL_PASSWORD, "eddy", PG_PASSWORD, 4);
+
+        // Drivers echo the URL in their errors (Flyway: "Unable to obtain connection from database (url)").
+        assertThat(pg.jdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/eddy?sslmode=require");
+        assertThat(pg.uri()).isEqualTo("postgresql://db:5432/eddy?sslmode=require");
+        assertThat(PostgresConfig.withoutCredentials("postgresql://db/x?password=a&user=b&ssl=true")).isEqualTo("postgresql://db/x?ssl=true");
+        assertThat(PostgresConfig.withoutCredentials("jdbc:postgresql://db/x")).isEqualTo("jdbc:postgresql://db/x");
+    }
+
+    @Test
     void kafkaCredentialPropertiesAreRecognised() {
         assertThat(KafkaConfig.sensitive("sasl.jaas.config")).isTrue();
         assertThat(KafkaConfig.sensitive("ssl.keystore.password")).isTrue();

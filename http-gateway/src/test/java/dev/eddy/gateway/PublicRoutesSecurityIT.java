@@ -59,13 +59,8 @@ class PublicRoutesSecurityIT {
     @ValueSource(strings = {"/capture/", "/batch/", "/e/", "/i/v0/e/", "/track/", "/engage/", "/decide/?v=3", "/flags/?v=2"})
     @Order(1)
     void publicRoutesAnswerABrowsersPreflightForAnyOriginAndHeader(final String path) {
-        final HttpResponse<String> preflight = eddy.send(HttpRequest.newBuilder(eddy.uri(path))
-                .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
-                .header("Origin", ORIGIN)
-                .header("Access-Control-Request-Method", "POST")
-                // posthog-js sends Content-Type; old SDKs and proxies send headers of their own.
-                .header("Access-Control-Request-Headers", "content-type,x-custom-proxy-header")
-                .build());
+        // posthog-js sends Content-Type; old SDKs and proxies send headers of their own.
+        final HttpResponse<String> preflight = preflight(path, "POST", "content-type,x-custom-proxy-header");
 
         assertThat(preflight.statusCode()).isIn(200, 204);
         assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).contains(ORIGIN);
@@ -91,12 +86,7 @@ class PublicRoutesSecurityIT {
     @ValueSource(strings = {"/api/projects/", "/api/projects/1/dashboards/", "/api/personal_api_keys/", "/api/feature_flag/local_evaluation/"})
     @Order(1)
     void theManagementApiAllowsNoCrossOriginCall(final String path) {
-        final HttpResponse<String> preflight = eddy.send(HttpRequest.newBuilder(eddy.uri(path))
-                .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
-                .header("Origin", ORIGIN)
-                .header("Access-Control-Request-Method", "GET")
-                .header("Access-Control-Request-Headers", "authorization")
-                .build());
+        final HttpResponse<String> preflight = preflight(path, "GET", "authorization");
         final HttpResponse<String> call = eddy.get(path, Map.of("Origin", ORIGIN, "Authorization", "Bearer " + eddy.personalKey()));
 
         assertThat(preflight.statusCode()).as("a preflight is no success").isGreaterThanOrEqualTo(400);
@@ -166,5 +156,14 @@ class PublicRoutesSecurityIT {
                 .as("one limiter for the management routes too").isEqualTo(429);
         assertThat(eddy.post("/e/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"kept\",\"distinct_id\":\"x\"}").statusCode())
                 .as("a valid token from the same address is never held back").isEqualTo(200);
+    }
+
+    private static HttpResponse<String> preflight(final String path, final String method, final String headers) {
+        return eddy.send(HttpRequest.newBuilder(eddy.uri(path))
+                .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                .header("Origin", ORIGIN)
+                .header("Access-Control-Request-Method", method)
+                .header("Access-Control-Request-Headers", headers)
+                .build());
     }
 }
