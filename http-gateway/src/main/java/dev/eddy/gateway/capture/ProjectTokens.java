@@ -49,8 +49,8 @@ public final class ProjectTokens {
     }
 
     /**
-     * The project of {@code token} sent from {@code address}, for a public route: a token no project has counts as a
-     * failed authentication of the address. An address that failed too often gets the 429 of {@code failures} for every
+     * The project of {@code token} sent from {@code address}, for a public route: a well-formed token no project has
+     * counts as a failed authentication of the address. An address that failed too often gets the 429 of {@code failures} for every
      * token not already known to be valid, before any lookup; a valid token is never held back, so capture stays
      * loss-free even when every client shares a proxy's address.
      */
@@ -62,7 +62,8 @@ public final class ProjectTokens {
             return valid ? Future.succeededFuture(known.join()) : Future.failedFuture(failures.throttled());
         }
         return projectOf(token, context).onSuccess(project -> {
-            if (project.isEmpty()) {
+            // A token no project can have is refused without a lookup: no guess, no load, not counted.
+            if (project.isEmpty() && wellFormed(token)) {
                 failures.failed(address);
             }
         });
