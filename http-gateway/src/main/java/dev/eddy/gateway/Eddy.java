@@ -208,8 +208,11 @@ public final class Eddy implements AutoCloseable {
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()),
                 directory.map(d -> d::live), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
+        // One per process: an address that guessed personal keys or the internal secret is as suspect on the public
+        // routes, and back.
+        final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
-                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret());
+                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret(), failures);
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 directory, config.http().internalTimeout(), registry);
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
@@ -227,8 +230,6 @@ public final class Eddy implements AutoCloseable {
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
             final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
-            // One per process: an address that guessed personal keys is as suspect on the public routes, and back.
-            final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
             routes.add(new CaptureRoutes(tokens, failures, producer.get(), topics, config.capture(), registry)::mount);
             // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
             final int flagRoutes = routes.size();

@@ -1,5 +1,6 @@
 package dev.eddy.gateway.streams;
 
+import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.http.ApiError;
 import io.vertx.core.http.RequestOptions;
@@ -13,12 +14,15 @@ public final class InternalSecret {
     public static final String HEADER = "X-Eddy-Internal-Secret";
 
     private final String value;
+    private final AuthFailureLimiter failures;
 
-    public InternalSecret(final String value) {
+    /** @param failures the per-address limiter of failed authentications: a wrong secret counts as one */
+    public InternalSecret(final String value, final AuthFailureLimiter failures) {
         if (value.isEmpty()) {
             throw new IllegalArgumentException("the internal secret must not be empty");
         }
         this.value = value;
+        this.failures = failures;
     }
 
     /** Adds the secret to a request to another instance. */
@@ -27,10 +31,15 @@ public final class InternalSecret {
     }
 
     /**
-     * @throws ApiError 401 unless the request carries the secret
+     * @throws ApiError 401 unless the request carries the secret; 429 when its address failed too often
      */
     public void require(final RoutingContext ctx) {
+        final String address = AuthFailureLimiter.address(ctx);
+        if (failures.blocked(address)) {
+            throw failures.throttled();
+        }
         if (!accepts(ctx.request().getHeader(HEADER))) {
+            failures.failed(address);
             throw ApiError.unauthenticated("invalid_internal_secret", "This route is for Eddy's own instances.");
         }
     }

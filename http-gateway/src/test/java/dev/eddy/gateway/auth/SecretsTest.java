@@ -22,7 +22,8 @@ class SecretsTest {
 
     @Test
     void theInternalSecretAcceptsOnlyItself() {
-        final InternalSecret secret = new InternalSecret(SECRET);
+        final InternalSecret secret = new InternalSecret(SECRET,
+                new AuthFailureLimiter(new dev.eddy.config.RateLimitsConfig.AuthFailures(30, java.time.Duration.ofSeconds(2))));
 
         assertThat(secret.accepts(SECRET)).isTrue();
         assertThat(secret.accepts(SECRET.substring(1))).isFalse();
