@@ -22,7 +22,8 @@ public final class Secrets {
         return MessageDigest.isEqual(sha256(expected), sha256(given));
     }
 
-    private static byte[] sha256(final String value) {
+    /** The SHA-256 of {@code value}'s UTF-8 bytes. */
+    public static byte[] sha256(final String value) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
         } catch (final NoSuchAlgorithmException e) {
