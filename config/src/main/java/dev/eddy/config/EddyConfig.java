@@ -13,7 +13,8 @@ public record EddyConfig(
         BootstrapConfig bootstrap,
         GeoIpConfig geoip,
         InsightsConfig insights,
-        DashboardsConfig dashboards) {
+        DashboardsConfig dashboards,
+        RateLimitsConfig rateLimits) {
 
     static EddyConfig from(final Config c) {
         return new EddyConfig(
@@ -26,7 +27,8 @@ public record EddyConfig(
                 BootstrapConfig.from(c),
                 GeoIpConfig.from(c),
                 InsightsConfig.from(c),
-                DashboardsConfig.from(c));
+                DashboardsConfig.from(c),
+                RateLimitsConfig.from(c));
     }
 
     /** The Streams application id, namespaced like the topics. */
@@ -35,6 +37,6 @@ public record EddyConfig(
     }
 
     public EddyConfig withRole(final Role newRole) {
-        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip, insights, dashboards);
+        return new EddyConfig(newRole, http, kafka, streams, pg, capture, bootstrap, geoip, insights, dashboards, rateLimits);
     }
 }

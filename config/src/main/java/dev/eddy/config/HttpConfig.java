@@ -34,4 +34,11 @@ public record HttpConfig(String host, int port, String advertisedHost, int event
     public int effectiveEventLoops() {
         return eventLoops == 0 ? Runtime.getRuntime().availableProcessors() : eventLoops;
     }
+
+    @Override
+    public String toString() {
+        // The internal secret authenticates instances to each other: never printed.
+        return "HttpConfig[host=" + host + ", port=" + port + ", advertisedHost=" + advertisedHost + ", eventLoops=" + eventLoops
+                + ", internalSecret=" + (internalSecret.isEmpty() ? "generated" : "set") + ", internalTimeout=" + internalTimeout + "]";
+    }
 }

@@ -54,4 +54,20 @@ public record KafkaConfig(
     public String topic(final String name) {
         return topicPrefix + name;
     }
+
+    @Override
+    public String toString() {
+        // Client properties carry credentials (sasl.jaas.config, ssl.*.password): only their names are printed.
+        final Map<String, String> shown = new TreeMap<>();
+        clientProperties.forEach((name, value) -> shown.put(name, sensitive(name) ? "***" : value));
+        return "KafkaConfig[bootstrap=" + bootstrap + ", topicPrefix=" + topicPrefix + ", partitions=" + partitions
+                + ", replicationFactor=" + replicationFactor + ", produceTimeoutMs=" + produceTimeoutMs + ", clientProperties=" + shown + "]";
+    }
+
+    /** Whether a Kafka client property holds a credential. */
+    static boolean sensitive(final String name) {
+        final String n = name.toLowerCase(java.util.Locale.ROOT);
+        return n.contains("password") || n.contains("jaas") || n.contains("secret") || n.endsWith(".key") || n.contains("token")
+                || n.contains("credential");
+    }
 }

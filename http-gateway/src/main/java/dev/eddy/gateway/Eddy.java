@@ -2,6 +2,7 @@ package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
 import dev.eddy.gateway.dashboards.CollaboratorRoutes;
@@ -17,6 +18,7 @@ import dev.eddy.gateway.db.Bootstrap;
 import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.flags.DecideRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRepository;
+import dev.eddy.gateway.flags.FlagsRateLimiter;
 import dev.eddy.gateway.flags.FlagsService;
 import dev.eddy.gateway.flags.HashKeyOverrides;
 import dev.eddy.gateway.geoip.GeoIp;
@@ -107,6 +109,8 @@ public final class Eddy implements AutoCloseable {
     private final AtomicReference<StreamsApp> streams = new AtomicReference<>();
     /** Why the streams instance could not start (its state directory), if it could not. */
     private final AtomicReference<String> streamsFailure = new AtomicReference<>();
+    /** One of the event loops' routers (they are identical): what {@link #routes()} lists. */
+    private final AtomicReference<Router> anyRouter = new AtomicReference<>();
     private Vertx vertx;
     private int port;
     private Optional<Bootstrap.Result> bootstrap = Optional.empty();
@@ -171,7 +175,11 @@ public final class Eddy implements AutoCloseable {
         // port 0 would each get their own random port, so port 0 is first resolved to a free port (tests).
         final int loops = config.http().effectiveEventLoops();
         port = config.http().port() != 0 ? config.http().port() : freePort(config.http().host());
-        await(vertx.deployVerticle(() -> new HttpServerVerticle(options, port, v -> router(v, routes)),
+        await(vertx.deployVerticle(() -> new HttpServerVerticle(options, port, v -> {
+                    final Router router = router(v, routes);
+                    anyRouter.compareAndSet(null, router);
+                    return router;
+                }),
                 new DeploymentOptions().setInstances(loops)));
         LOG.info("HTTP listening on {}:{} with {} event loops (role {})", config.http().host(), port, loops, config.role());
 
@@ -214,8 +222,11 @@ public final class Eddy implements AutoCloseable {
                 () -> Optional.ofNullable(streamsFailure.get()).or(() -> Optional.ofNullable(streams.get()).flatMap(StreamsApp::failure)),
                 directory.map(d -> d::live), registry);
         routes.add(router -> health.mount(router, config.role().runsStreams()));
+        // One per process: an address that guessed personal keys or the internal secret is as suspect on the public
+        // routes, and back.
+        final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
-                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret());
+                ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret(), failures);
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 directory, config.http().internalTimeout(), registry);
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
@@ -233,10 +244,10 @@ public final class Eddy implements AutoCloseable {
         if (pool.isPresent() && producer.isPresent()) {
             final ProjectRepository projects = new ProjectRepository(pool.get());
             final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
-            routes.add(new CaptureRoutes(tokens, producer.get(), topics, config.capture(), registry)::mount);
+            routes.add(new CaptureRoutes(tokens, failures, producer.get(), topics, config.capture(), registry)::mount);
             // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
             final int flagRoutes = routes.size();
-            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()));
+            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()), failures);
             // Management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
             final ApiContract contract = await(ApiContract.load(vertx));
@@ -268,7 +279,8 @@ public final class Eddy implements AutoCloseable {
                     new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
             final GeoIp geoIp = openGeoIp();
             closeables.add(geoIp);
-            routes.add(flagRoutes, new DecideRoutes(tokens, evaluation, geoIp)::mount);
+            routes.add(flagRoutes, new DecideRoutes(tokens, failures,
+                    new FlagsRateLimiter(config.rateLimits().flags(), registry), evaluation, geoIp)::mount);
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
@@ -317,6 +329,12 @@ public final class Eddy implements AutoCloseable {
 
     public EddyConfig config() {
         return config;
+    }
+
+    /** The routes this process serves, in matching order (every event loop's router has the same). */
+    public List<io.vertx.ext.web.Route> routes() {
+        final Router router = anyRouter.get();
+        return router == null ? List.of() : router.getRoutes();
     }
 
     /** What the first-start bootstrap created or confirmed; empty for a streams-only process. */

@@ -2,86 +2,275 @@ package dev.eddy.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.eddy.gateway.testing.GatewayIT;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.auth.ApiKeys;
+import dev.eddy.gateway.testing.Infrastructure;
+import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Route;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every management route against every kind of caller: no key (401), a key without the route's scope (403 naming
- * it), a key of a user outside the project (404, never data), and a key with the scope (not 401/403/404).
+ * Every management route against every kind of caller, and a check that the table below is every management route
+ * the running router has mounted (a route added without a row fails {@link #everyMountedManagementRouteHasARow}):
+ * no key, a malformed header, a key that does not exist and a revoked key are 401; a key without the route's scope
+ * is 403 naming it; a key of a user outside the project's organization and a key scoped to another project are 404
+ * (or 403) with an error body and nothing of the project in it; the right key is not 401, 403 or 404.
+ *
+ * <p>An Eddy of its own: its hundreds of failed authentications would block this address on a shared one.
  */
-class ManagementAuthMatrixIT extends GatewayIT {
+@ExtendWith(SharedInfrastructure.class)
+class ManagementAuthMatrixIT {
+    private static final String P = "/api/projects/:project_id";
+    /** Routes outside {@code /api/} that personal API keys authenticate. */
+    private static final Set<String> PERSONAL_KEY_ROUTES_OUTSIDE_API = Set.of("/flags/definitions");
+    /** Management routes open to anyone, as PostHog's: the API schema. */
+    private static final Set<String> PUBLIC = Set.of("GET /api/schema");
+    private static final Set<String> ERROR_FIELDS = Set.of("type", "code", "detail", "attr");
+
+    @TempDir
+    static Path stateDir;
+    private static TestEddy eddy;
     private static TestUsers.TestUser noScopes;
     private static TestUsers.TestUser outsider;
+    private static String otherProjectKey;
+    private static String revokedKey;
     private static long dashboard;
     private static long insight;
+    private static long flag;
+    /** Strings only project 1's objects contain: none may reach a caller who may not see the project. */
+    private static List<String> projectData;
+
+    /**
+     * One route: its method and path as mounted, the path to call ({d} dashboard, {i} insight, {f} flag, {t} the
+     * project's token, {u} a member's uuid; {k} a new key of the admin, {fx} a new flag, {n} a new name, made for each call), the scope
+     * it needs, the body, and its kind.
+     */
+    record Row(String method, String mounted, String path, String scope, String body, Kind kind) {
+        @Override
+        public String toString() {
+            return method + " " + mounted;
+        }
+    }
+
+    enum Kind {
+        /** Names project 1: outsiders get 404 (or 403) and nothing of it. */
+        PROJECT,
+        /** Names project 1, and may rightly answer 404 to its own key (an id that names nothing). */
+        PROJECT_MAY_BE_ABSENT,
+        /** A Server-Sent Events stream of project 1. */
+        PROJECT_STREAM,
+        /** The caller's own account (its user, keys, projects): any caller with the scope gets an answer, about itself only. */
+        ACCOUNT
+    }
+
+    static Stream<Row> routes() {
+        final String templateBody = "{\"template\":{\"template_name\":\"t\",\"tiles\":[]}}";
+        return Stream.of(
+                new Row("GET", "/api/projects", "/api/projects/", "project:read", null, Kind.ACCOUNT),
+                new Row("POST", "/api/projects", "/api/projects/", "project:write", "{\"name\":\"matrix new\"}", Kind.ACCOUNT),
+                new Row("GET", P, "/api/projects/1/", "project:read", null, Kind.PROJECT),
+                new Row("PATCH", P, "/api/projects/1/", "project:write", "{}", Kind.PROJECT),
+                new Row("GET", "/api/users/@me", "/api/users/@me/", "user:read", null, Kind.ACCOUNT),
+                new Row("GET", "/api/personal_api_keys", "/api/personal_api_keys/", "personal_api_key:read", null, Kind.ACCOUNT),
+                new Row("POST", "/api/personal_api_keys", "/api/personal_api_keys/", "personal_api_key:write",
+                        "{\"label\":\"m\",\"scopes\":[\"insight:read\"]}", Kind.ACCOUNT),
+                // Another user's key: see anotherUsersKeyCannotBeRevoked.
+                new Row("DELETE", "/api/personal_api_keys/:id", "/api/personal_api_keys/{k}/", "personal_api_key:write", null, Kind.ACCOUNT),
+                new Row("POST", P + "/insights/trend", "/api/projects/1/insights/trend/", "insight:read",
+                        "{\"events\":[{\"id\":\"$pageview\"}]}", Kind.PROJECT),
+                new Row("GET", P + "/insights/trend", "/api/projects/1/insights/trend/?events=" + query("[{\"id\":\"$pageview\"}]"), "insight:read", null,
+                        Kind.PROJECT),
+                new Row("POST", P + "/insights/funnel", "/api/projects/1/insights/funnel/", "insight:read",
+                        "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.PROJECT),
+                new Row("GET", P + "/insights/funnel", "/api/projects/1/insights/funnel/?events=" + query("[{\"id\":\"a\"},{\"id\":\"b\"}]"), "insight:read",
+                        null, Kind.PROJECT),
+                new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.PROJECT),
+                new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
+                new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,
+                        Kind.PROJECT_MAY_BE_ABSENT),
+                new Row("GET", P + "/groups/find", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null,
+                        Kind.PROJECT_MAY_BE_ABSENT),
+                new Row("GET", P + "/dashboards", "/api/projects/1/dashboards/", "dashboard:read", null, Kind.PROJECT),
+                new Row("POST", P + "/dashboards", "/api/projects/1/dashboards/", "dashboard:write", "{\"name\":\"x\"}", Kind.PROJECT),
+                new Row("POST", P + "/dashboards/create_from_template_json", "/api/projects/1/dashboards/create_from_template_json/",
+                        "dashboard:write", templateBody, Kind.PROJECT),
+                new Row("PATCH", P + "/dashboards/:id/move_tile", "/api/projects/1/dashboards/{d}/move_tile/", "dashboard:write",
+                        "{\"tile\":{\"id\":999999},\"toDashboard\":{d}}", Kind.PROJECT_MAY_BE_ABSENT),
+                new Row("GET", P + "/dashboards/:id", "/api/projects/1/dashboards/{d}/", "dashboard:read", null, Kind.PROJECT),
+                new Row("PATCH", P + "/dashboards/:id", "/api/projects/1/dashboards/{d}/", "dashboard:write", "{}", Kind.PROJECT),
+                new Row("DELETE", P + "/dashboards/:id", "/api/projects/1/dashboards/{d}/", "dashboard:write", null, Kind.PROJECT),
+                new Row("GET", P + "/dashboards/:id/stream", "/api/projects/1/dashboards/{d}/stream/", "dashboard:read", null,
+                        Kind.PROJECT_STREAM),
+                new Row("GET", P + "/dashboards/:dashboard_id/collaborators", "/api/projects/1/dashboards/{d}/collaborators/",
+                        "dashboard:read", null, Kind.PROJECT),
+                new Row("POST", P + "/dashboards/:dashboard_id/collaborators", "/api/projects/1/dashboards/{d}/collaborators/",
+                        "dashboard:write", "{\"user_uuid\":\"{u}\",\"level\":37}", Kind.PROJECT),
+                new Row("DELETE", P + "/dashboards/:dashboard_id/collaborators/:user_uuid",
+                        "/api/projects/1/dashboards/{d}/collaborators/{u}/", "dashboard:write", null, Kind.PROJECT_MAY_BE_ABSENT),
+                new Row("GET", P + "/dashboards/:id/sharing", "/api/projects/1/dashboards/{d}/sharing/", "sharing_configuration:read", null,
+                        Kind.PROJECT),
+                new Row("PATCH", P + "/dashboards/:id/sharing", "/api/projects/1/dashboards/{d}/sharing/", "sharing_configuration:write",
+                        "{}", Kind.PROJECT),
+                new Row("POST", P + "/dashboards/:id/sharing/refresh", "/api/projects/1/dashboards/{d}/sharing/refresh/",
+                        "sharing_configuration:write", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights/:id/sharing", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:read", null,
+                        Kind.PROJECT),
+                new Row("PATCH", P + "/insights/:id/sharing", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:write", "{}",
+                        Kind.PROJECT),
+                new Row("POST", P + "/insights/:id/sharing/refresh", "/api/projects/1/insights/{i}/sharing/refresh/",
+                        "sharing_configuration:write", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights/activity", "/api/projects/1/insights/activity/", "activity_log:read", null, Kind.PROJECT),
+                new Row("GET", P + "/insights/my_last_viewed", "/api/projects/1/insights/my_last_viewed/", "insight:read", null, Kind.PROJECT),
+                new Row("POST", P + "/insights/cancel", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}",
+                        Kind.PROJECT),
+                new Row("POST", P + "/insights/timing", "/api/projects/1/insights/timing/", "insight:read", "{}", Kind.PROJECT),
+                new Row("POST", P + "/insights/:id/viewed", "/api/projects/1/insights/{i}/viewed/", "insight:read", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights", "/api/projects/1/insights/", "insight:read", null, Kind.PROJECT),
+                new Row("POST", P + "/insights", "/api/projects/1/insights/", "insight:write", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights/:id/activity", "/api/projects/1/insights/{i}/activity/", "activity_log:read", null, Kind.PROJECT),
+                new Row("GET", P + "/insights/:id", "/api/projects/1/insights/{i}/", "insight:read", null, Kind.PROJECT),
+                new Row("PATCH", P + "/insights/:id", "/api/projects/1/insights/{i}/", "insight:write", "{}", Kind.PROJECT),
+                new Row("DELETE", P + "/insights/:id", "/api/projects/1/insights/{i}/", "insight:write", null, Kind.PROJECT),
+                new Row("GET", P + "/feature_flags", "/api/projects/1/feature_flags/", "feature_flag:read", null, Kind.PROJECT),
+                new Row("POST", P + "/feature_flags", "/api/projects/1/feature_flags/", "feature_flag:write",
+                        "{\"key\":\"matrix-created-{n}\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":10}]}}", Kind.PROJECT),
+                new Row("GET", P + "/feature_flags/:id", "/api/projects/1/feature_flags/{f}/", "feature_flag:read", null, Kind.PROJECT),
+                new Row("PATCH", P + "/feature_flags/:id", "/api/projects/1/feature_flags/{f}/", "feature_flag:write", "{}", Kind.PROJECT),
+                new Row("DELETE", P + "/feature_flags/:id", "/api/projects/1/feature_flags/{fx}/", "feature_flag:write", null, Kind.PROJECT),
+                new Row("GET", "/api/feature_flag/local_evaluation", "/api/feature_flag/local_evaluation/?token={t}", "feature_flag:read", null,
+                        Kind.PROJECT),
+                new Row("GET", "/flags/definitions", "/flags/definitions?token={t}", "feature_flag:read", null, Kind.PROJECT));
+    }
 
     @BeforeAll
-    static void setUp() throws Exception {
+    static void setUp(final Infrastructure infra) throws Exception {
+        // Each row fails authentication four times from this address; the limiter is tested in AuthThrottlingIT.
+        // Gateway and streams, so that the query routes answer the right key at once.
+        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", "1000000"));
         noScopes = TestUsers.member(eddy.eddy().config().pg(), 15, "other:read");
         outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
-        dashboard = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/1/dashboards/", "{\"name\":\"m\"}"))
-                .get("id").asLong();
-        insight = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/", "{\"name\":\"m\"}"))
-                .get("id").asLong();
+        final String marker = "matrix-" + UUID.randomUUID().toString().substring(0, 8);
+        dashboard = created("/api/projects/1/dashboards/", "{\"name\":\"" + marker + "-dashboard\"}");
+        insight = created("/api/projects/1/insights/", "{\"name\":\"" + marker + "-insight\"}");
+        flag = newFlag(marker + "-flag");
+        projectData = List.of(marker, eddy.projectToken());
+
+        final long other = created("/api/projects/", "{\"name\":\"B\"}");
+        otherProjectKey = newKey("{\"label\":\"B only\",\"scopes\":[\"*\"],\"scoped_teams\":[" + other + "]}").get("value").asText();
+        final JsonNode revoked = newKey("{\"label\":\"revoked\",\"scopes\":[\"*\"]}");
+        revokedKey = revoked.get("value").asText();
+        assertThat(eddy.request(eddy.personalKey(), "DELETE", "/api/personal_api_keys/" + revoked.get("id").asText() + "/", null)
+                .statusCode()).isEqualTo(204);
     }
 
-    /** method, path ({d} dashboard id, {i} insight id), scope, body. */
-    static Stream<Arguments> routes() {
-        return Stream.of(
-                Arguments.of("GET", "/api/projects/1/", "project:read", null),
-                Arguments.of("PATCH", "/api/projects/1/", "project:write", "{}"),
-                Arguments.of("GET", "/api/projects/1/dashboards/", "dashboard:read", null),
-                Arguments.of("POST", "/api/projects/1/dashboards/", "dashboard:write", "{\"name\":\"x\"}"),
-                Arguments.of("GET", "/api/projects/1/dashboards/{d}/", "dashboard:read", null),
-                Arguments.of("PATCH", "/api/projects/1/dashboards/{d}/", "dashboard:write", "{}"),
-                Arguments.of("DELETE", "/api/projects/1/dashboards/{d}/", "dashboard:write", null),
-                Arguments.of("POST", "/api/projects/1/dashboards/create_from_template_json/", "dashboard:write",
-                        "{\"template\":{\"template_name\":\"t\",\"tiles\":[]}}"),
-                Arguments.of("GET", "/api/projects/1/dashboards/{d}/collaborators/", "dashboard:read", null),
-                Arguments.of("GET", "/api/projects/1/dashboards/{d}/sharing/", "sharing_configuration:read", null),
-                Arguments.of("PATCH", "/api/projects/1/dashboards/{d}/sharing/", "sharing_configuration:write", "{}"),
-                Arguments.of("GET", "/api/projects/1/insights/", "insight:read", null),
-                Arguments.of("POST", "/api/projects/1/insights/", "insight:write", "{}"),
-                Arguments.of("GET", "/api/projects/1/insights/{i}/", "insight:read", null),
-                Arguments.of("PATCH", "/api/projects/1/insights/{i}/", "insight:write", "{}"),
-                Arguments.of("DELETE", "/api/projects/1/insights/{i}/", "insight:write", null),
-                Arguments.of("GET", "/api/projects/1/insights/{i}/activity/", "activity_log:read", null),
-                Arguments.of("GET", "/api/projects/1/insights/activity/", "activity_log:read", null),
-                Arguments.of("POST", "/api/projects/1/insights/{i}/viewed/", "insight:read", "{}"),
-                Arguments.of("GET", "/api/projects/1/insights/my_last_viewed/", "insight:read", null),
-                Arguments.of("POST", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}"),
-                Arguments.of("POST", "/api/projects/1/insights/timing/", "insight:read", "{}"),
-                Arguments.of("GET", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null),
-
-                Arguments.of("GET", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:read", null),
-                Arguments.of("GET", "/api/projects/1/persons/", "person:read", null),
-                Arguments.of("GET", "/api/projects/1/event_counts/", "insight:read", null));
+    @AfterAll
+    static void stop() {
+        if (eddy != null) {
+            eddy.close();
+        }
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @org.junit.jupiter.params.provider.CsvSource({"GET,/api/personal_api_keys/,personal_api_key:read", "GET,/api/users/@me/,user:read"})
-    void routesOfTheCallersOwnAccountCheckKeyAndScope(final String method, final String path, final String scope) {
-        assertThat(eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri(path)).GET().build()).statusCode()).isEqualTo(401);
-        final HttpResponse<String> unscoped = eddy.request(noScopes.key(), method, path, null);
-        assertThat(unscoped.statusCode()).isEqualTo(403);
-        assertThat(TestEddy.json(unscoped).get("detail").asText()).contains(scope);
-        assertThat(eddy.request(eddy.personalKey(), method, path, null).statusCode()).isEqualTo(200);
+    @Test
+    void everyMountedManagementRouteHasARow() {
+        final Set<String> mounted = new TreeSet<>();
+        for (final Route route : eddy.eddy().routes()) {
+            final String path = route.getPath();
+            if (path == null || route.methods() == null || route.methods().isEmpty()
+                    || !(path.startsWith("/api/") || PERSONAL_KEY_ROUTES_OUTSIDE_API.contains(path))) {
+                // Paths without methods are steps every request takes (body limits, authentication, validation).
+                continue;
+            }
+            for (final HttpMethod method : route.methods()) {
+                mounted.add(method.name() + " " + path);
+            }
+        }
+        final Set<String> table = new TreeSet<>(PUBLIC);
+        routes().forEach(row -> table.add(row.toString()));
+
+        assertThat(mounted).as("mounted management routes").hasSizeGreaterThan(40);
+        assertThat(table).as("the table must list exactly the mounted routes (add a row for a new one)").isEqualTo(mounted);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
+    void theApiSchemaIsPublic() {
+        assertThat(eddy.get("/api/schema/", Map.of()).statusCode()).isEqualTo(200);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("routes")
+    void everyRouteChecksKeyScopeAndProject(final Row row) throws Exception {
+
+        assertThat(call(row, Optional.empty()).status()).as("no key").isEqualTo(401);
+        for (final String header : List.of("Basic dXNlcjpwYXNz", "Bearer not-a-personal-key", "Bearer " + ApiKeys.newPersonalKey(),
+                "Bearer " + revokedKey, "Bearer", "Bearer " + eddy.projectToken())) {
+            final Answer refused = call(row, Optional.of(header));
+            assertThat(refused.status()).as(header).isEqualTo(401);
+            assertThat(refused.json().get("type").asText()).isEqualTo("authentication_error");
+        }
+
+        final Answer unscoped = call(row, Optional.of("Bearer " + noScopes.key()));
+        assertThat(unscoped.status()).as("without " + row.scope() + ": " + unscoped.body()).isEqualTo(403);
+        assertThat(unscoped.json().get("detail").asText()).contains(row.scope());
+
+        for (final String stranger : List.of(outsider.key(), otherProjectKey)) {
+            final Answer foreign = call(row, Optional.of("Bearer " + stranger));
+            if (row.kind() == Kind.ACCOUNT) {
+                assertThat(foreign.status()).as(foreign.body()).isLessThan(500);
+            } else {
+                assertThat(foreign.status()).as("a key that may not see project 1: " + foreign.body()).isIn(403, 404);
+                assertThat(fieldNames(foreign.json())).as("an error and nothing else").isEqualTo(ERROR_FIELDS);
+            }
+            assertThat(foreign.body()).as("nothing of project 1").doesNotContain(projectData);
+        }
+
+        final Answer allowed = call(row, Optional.of("Bearer " + eddy.personalKey()));
+        if (row.kind() == Kind.PROJECT_MAY_BE_ABSENT) {
+            assertThat(allowed.status()).as(allowed.body()).isNotIn(401, 403);
+        } else {
+            assertThat(allowed.status()).as(allowed.body()).isNotIn(401, 403, 404);
+        }
+        assertThat(allowed.status()).as(allowed.body()).isLessThan(500);
+    }
+
+    @Test
+    void anotherUsersKeyCannotBeRevoked() {
+        final JsonNode key = newKey("{\"label\":\"kept\",\"scopes\":[\"project:read\"]}");
+        final HttpResponse<String> revoked = eddy.request(outsider.key(), "DELETE", "/api/personal_api_keys/" + key.get("id").asText() + "/", null);
+
+        assertThat(revoked.statusCode()).isEqualTo(404);
+        assertThat(eddy.request(key.get("value").asText(), "GET", "/api/projects/1/", null).statusCode()).as("still valid").isEqualTo(200);
+    }
+
+    @Test
     void aKeyScopedToOneProjectNeverSeesAnother() {
-        final long other = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/", "{\"name\":\"B\"}")).get("id").asLong();
-        final long otherDashboard = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/" + other + "/dashboards/",
-                "{\"name\":\"secret of B\"}")).get("id").asLong();
-        final String onlyA = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/personal_api_keys/",
-                "{\"label\":\"A only\",\"scopes\":[\"dashboard:read\",\"project:read\"],\"scoped_teams\":[1]}")).get("value").asText();
+        final long other = created("/api/projects/", "{\"name\":\"B\"}");
+        final long otherDashboard = created("/api/projects/" + other + "/dashboards/", "{\"name\":\"secret of B\"}");
+        final String onlyA = newKey("{\"label\":\"A only\",\"scopes\":[\"dashboard:read\",\"project:read\"],\"scoped_teams\":[1]}")
+                .get("value").asText();
 
         assertThat(eddy.request(onlyA, "GET", "/api/projects/" + other + "/dashboards/", null).statusCode()).isEqualTo(404);
         final HttpResponse<String> byId = eddy.request(onlyA, "GET", "/api/projects/" + other + "/dashboards/" + otherDashboard + "/", null);
@@ -93,26 +282,73 @@ class ManagementAuthMatrixIT extends GatewayIT {
         assertThat(eddy.request(onlyA, "GET", "/api/projects/1/dashboards/", null).statusCode()).isEqualTo(200);
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("routes")
-    void everyRouteChecksKeyScopeAndProject(final String method, final String template, final String scope, final String body) {
-        final String path = template.replace("{d}", Long.toString(dashboard)).replace("{i}", Long.toString(insight));
+    private static String resolve(final String template) {
+        String path = template.replace("{d}", Long.toString(dashboard)).replace("{i}", Long.toString(insight))
+                .replace("{f}", Long.toString(flag)).replace("{t}", eddy.projectToken()).replace("{u}", noScopes.uuid().toString());
+        path = path.replace("{n}", UUID.randomUUID().toString().substring(0, 8));
+        if (path.contains("{fx}")) {
+            path = path.replace("{fx}", Long.toString(newFlag("matrix-doomed-" + UUID.randomUUID().toString().substring(0, 8))));
+        }
+        if (path.contains("{k}")) {
+            path = path.replace("{k}", newKey("{\"label\":\"doomed\",\"scopes\":[\"insight:read\"]}").get("id").asText());
+        }
+        return path;
+    }
 
-        final HttpResponse<String> anonymous = eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri(path))
-                .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody()
-                        : java.net.http.HttpRequest.BodyPublishers.ofString(body)).build());
-        assertThat(anonymous.statusCode()).as("no key").isEqualTo(401);
+    private static String query(final String value) {
+        return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
 
-        final HttpResponse<String> unscoped = eddy.request(noScopes.key(), method, path, body);
-        assertThat(unscoped.statusCode()).as("without " + scope).isEqualTo(403);
-        assertThat(TestEddy.json(unscoped).get("detail").asText()).contains(scope);
+    record Answer(int status, String body) {
+        JsonNode json() {
+            try {
+                return dev.eddy.serde.Json.mapper().readTree(body);
+            } catch (final IOException e) {
+                throw new AssertionError("not JSON: " + body, e);
+            }
+        }
+    }
 
-        // Routes outside a project (the caller's own user and keys) have no other project to leak.
-        final HttpResponse<String> foreign = eddy.request(outsider.key(), method, path, body);
-        assertThat(foreign.statusCode()).as("another organization's key").isEqualTo(404);
-        assertThat(foreign.body()).doesNotContain("\"name\":\"m\"");
+    /** Calls a route; a stream's answer is its status and no body (its events would never end). */
+    private static Answer call(final Row row, final Optional<String> authorization) throws Exception {
+        // Objects a row deletes are made anew for each caller: one that may delete them does not spoil the next.
+        final String path = resolve(row.path());
+        final String body = row.body() == null ? null : resolve(row.body());
+        final HttpRequest.Builder request = HttpRequest.newBuilder(eddy.uri(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .method(row.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        authorization.ifPresent(value -> request.header("Authorization", value));
+        final HttpResponse<InputStream> response = eddy.http().send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = response.body()) {
+            if (row.kind() == Kind.PROJECT_STREAM && response.statusCode() == 200) {
+                return new Answer(200, "");
+            }
+            return new Answer(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
 
-        final HttpResponse<String> allowed = eddy.request(eddy.personalKey(), method, path, body);
-        assertThat(allowed.statusCode()).as(allowed.body()).isNotIn(401, 403, 404);
+    private static Set<String> fieldNames(final JsonNode node) {
+        final Set<String> names = new TreeSet<>();
+        for (final Iterator<String> it = node.fieldNames(); it.hasNext();) {
+            names.add(it.next());
+        }
+        return names;
+    }
+
+    private static long created(final String path, final String body) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", path, body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+        return TestEddy.json(response).get("id").asLong();
+    }
+
+    private static long newFlag(final String key) {
+        return created("/api/projects/1/feature_flags/",
+                "{\"key\":\"" + key + "\",\"filters\":{\"groups\":[{\"properties\":[],\"rollout_percentage\":10}]}}");
+    }
+
+    private static JsonNode newKey(final String body) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/personal_api_keys/", body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+        return TestEddy.json(response);
     }
 }

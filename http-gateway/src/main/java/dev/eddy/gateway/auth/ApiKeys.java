@@ -1,8 +1,5 @@
 package dev.eddy.gateway.auth;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -35,12 +32,7 @@ public final class ApiKeys {
 
     /** The stored form of a personal API key. */
     public static String hash(final String key) {
-        try {
-            final byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            return "sha256$" + HexFormat.of().formatHex(digest);
-        } catch (final NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
+        return "sha256$" + HexFormat.of().formatHex(Secrets.sha256(key));
     }
 
     /** What a listing may show of a key: its first and last four characters. */

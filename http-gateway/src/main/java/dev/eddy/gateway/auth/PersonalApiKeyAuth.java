@@ -22,19 +22,19 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
     private static final int MAX_KEY_LENGTH = 200;
 
     private final PersonalApiKeyRepository keys;
-    private final AuthFailureLimiter failures = new AuthFailureLimiter();
+    private final AuthFailureLimiter failures;
 
-    public PersonalApiKeyAuth(final PersonalApiKeyRepository keys) {
+    /** @param failures the per-address limiter of failed authentications, shared with the public routes */
+    public PersonalApiKeyAuth(final PersonalApiKeyRepository keys, final AuthFailureLimiter failures) {
         this.keys = keys;
+        this.failures = failures;
     }
 
     @Override
     public void handle(final RoutingContext ctx) {
-        // The connection's address, not X-Forwarded-For: a guesser would rotate a header at will.
-        final String address = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
+        final String address = AuthFailureLimiter.address(ctx);
         if (failures.blocked(address)) {
-            ctx.fail(ApiError.tooManyRequests("Too many failed authentications from this address; retry later.",
-                    (int) AuthFailureLimiter.REFILL_EVERY.toSeconds()));
+            ctx.fail(failures.throttled());
             return;
         }
         authenticate(ctx, address);

@@ -1,6 +1,7 @@
 package dev.eddy.gateway.capture;
 
 import dev.eddy.config.CaptureConfig;
+import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
@@ -47,6 +48,7 @@ public final class CaptureRoutes {
     private static final String FORM = "application/x-www-form-urlencoded";
 
     private final ProjectTokens tokens;
+    private final AuthFailureLimiter failures;
     private final EventProducer producer;
     private final EddyTopics topics;
     private final CaptureConfig limits;
@@ -56,9 +58,10 @@ public final class CaptureRoutes {
     private final Map<String, Counter> produced = new ConcurrentHashMap<>();
     private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
 
-    public CaptureRoutes(final ProjectTokens tokens, final EventProducer producer, final EddyTopics topics,
-                         final CaptureConfig limits, final MeterRegistry registry) {
+    public CaptureRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final EventProducer producer,
+                         final EddyTopics topics, final CaptureConfig limits, final MeterRegistry registry) {
         this.tokens = tokens;
+        this.failures = failures;
         this.producer = producer;
         this.topics = topics;
         this.limits = limits;
@@ -94,8 +97,8 @@ public final class CaptureRoutes {
         final Optional<Instant> sentAt = request.sentAt().or(() -> legacySentAt(ctx));
         // Every continuation runs on this request's event loop.
         final Context loop = Vertx.currentContext();
-        tokens.projectOf(token, loop)
-                .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
+        tokens.authenticate(token, AuthFailureLimiter.address(ctx), failures, loop)
+                .recover(e -> Future.failedFuture(e instanceof ApiError refused ? refused : ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
                 .compose(project -> {
                     if (project.isEmpty()) {

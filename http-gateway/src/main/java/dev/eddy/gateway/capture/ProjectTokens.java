@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
+import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.projects.ProjectRepository;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -63,6 +64,27 @@ public final class ProjectTokens {
             }
         }
         return Future.fromCompletionStage(project, context);
+    }
+
+    /**
+     * The project of {@code token} sent from {@code address}, for a public route: a well-formed token no project has
+     * counts as a failed authentication of the address. An address that failed too often gets the 429 of {@code failures} for every
+     * token not already known to be valid, before any lookup; a valid token is never held back, so capture stays
+     * loss-free even when every client shares a proxy's address.
+     */
+    public Future<Optional<Long>> authenticate(final String token, final String address, final AuthFailureLimiter failures,
+                                               final Context context) {
+        if (failures.blocked(address)) {
+            final java.util.concurrent.CompletableFuture<Optional<Long>> known = wellFormed(token) ? cache.getIfPresent(token) : null;
+            final boolean valid = known != null && known.isDone() && !known.isCompletedExceptionally() && known.join().isPresent();
+            return valid ? Future.succeededFuture(known.join()) : Future.failedFuture(failures.throttled());
+        }
+        return projectOf(token, context).onSuccess(project -> {
+            // A token no project can have is refused without a lookup: no guess, no load, not counted.
+            if (project.isEmpty() && wellFormed(token)) {
+                failures.failed(address);
+            }
+        });
     }
 
     /** PostHog's token rules: non-empty, at most 64 ASCII characters, no NUL, not a personal key ({@code phx_}). */

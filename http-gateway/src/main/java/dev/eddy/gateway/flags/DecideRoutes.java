@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
+import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.capture.PayloadDecoder;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.geoip.GeoIp;
@@ -41,13 +42,22 @@ public final class DecideRoutes {
     private static final int RETRY_AFTER_SECONDS = 5;
 
     private final ProjectTokens tokens;
+    private final AuthFailureLimiter failures;
+    private final FlagsRateLimiter limiter;
     private final FlagsService flags;
     private final GeoIp geoIp;
     private final PayloadDecoder decoder = new PayloadDecoder(MAX_BODY_BYTES * 4);
 
-    /** @param geoIp derives {@code $geoip_*} person properties from the client's address */
-    public DecideRoutes(final ProjectTokens tokens, final FlagsService flags, final GeoIp geoIp) {
+    /**
+     * @param failures the per-address limiter of failed authentications (unknown tokens)
+     * @param limiter  the per-token rate limit
+     * @param geoIp    derives {@code $geoip_*} person properties from the client's address
+     */
+    public DecideRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final FlagsRateLimiter limiter,
+                        final FlagsService flags, final GeoIp geoIp) {
         this.tokens = tokens;
+        this.failures = failures;
+        this.limiter = limiter;
         this.flags = flags;
         this.geoIp = geoIp;
     }
@@ -71,8 +81,11 @@ public final class DecideRoutes {
             throw ApiError.badRequest("missing_distinct_id", "Decide requires a distinct_id.", "distinct_id");
         }
         final String distinctId = id.asText();
-        tokens.projectOf(token, Vertx.currentContext())
-                .recover(e -> Future.failedFuture(ApiError.unavailable("database_unavailable",
+        limiter.check(token).ifPresent(limited -> {
+            throw limited;
+        });
+        tokens.authenticate(token, AuthFailureLimiter.address(ctx), failures, Vertx.currentContext())
+                .recover(e -> Future.failedFuture(e instanceof ApiError refused ? refused : ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
                 .compose(project -> project.isPresent()
                         ? flags.evaluate(new FlagsService.Request(project.get(), token, distinctId, anonDistinctId(body),

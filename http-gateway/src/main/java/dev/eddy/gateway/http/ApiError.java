@@ -57,6 +57,11 @@ public final class ApiError extends RuntimeException {
         return new ApiError(429, "throttled_error", "throttled", detail, null, retryAfterSeconds);
     }
 
+    /** PostHog's answer of the flag routes to a token past its rate: 429 with Retry-After. */
+    public static ApiError rateLimited(final String detail, final int retryAfterSeconds) {
+        return new ApiError(429, "validation_error", "rate_limit_exceeded", detail, null, retryAfterSeconds);
+    }
+
     public static ApiError internal() {
         return new ApiError(500, "server_error", "internal_error", "Internal server error.", null, null);
     }

@@ -4,7 +4,12 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.handler.CorsHandler;
 import java.util.Set;
 
-/** CORS of the public routes (capture, /decide, /flags): browser SDKs call them from any site, as PostHog allows. */
+/**
+ * CORS of the public routes (capture, /decide, /flags): browser SDKs call them from any site. As PostHog's capture: the
+ * request's origin and requested headers are mirrored (old SDKs and reverse proxies send headers of their own),
+ * credentials are allowed, methods GET, POST and OPTIONS. The management API has none: a browser page of another site
+ * cannot call it.
+ */
 public final class PublicCors {
     private PublicCors() {
     }
@@ -14,7 +19,6 @@ public final class PublicCors {
                 .addOriginWithRegex(".*")
                 .allowCredentials(true)
                 .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
-                .allowedHeaders(Set.of("Content-Type", "Content-Encoding", "Authorization", "X-Requested-With"))
                 .maxAgeSeconds(3600);
     }
 }

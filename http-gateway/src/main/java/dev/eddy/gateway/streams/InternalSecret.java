@@ -1,10 +1,10 @@
 package dev.eddy.gateway.streams;
 
+import dev.eddy.gateway.auth.AuthFailureLimiter;
+import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.http.ApiError;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
  * The deployment's shared secret that authenticates instances to each other on the {@code /_internal} routes: sent
@@ -14,14 +14,15 @@ public final class InternalSecret {
     public static final String HEADER = "X-Eddy-Internal-Secret";
 
     private final String value;
-    private final byte[] bytes;
+    private final AuthFailureLimiter failures;
 
-    public InternalSecret(final String value) {
+    /** @param failures the per-address limiter of failed authentications: a wrong secret counts as one */
+    public InternalSecret(final String value, final AuthFailureLimiter failures) {
         if (value.isEmpty()) {
             throw new IllegalArgumentException("the internal secret must not be empty");
         }
         this.value = value;
-        this.bytes = value.getBytes(StandardCharsets.UTF_8);
+        this.failures = failures;
     }
 
     /** Adds the secret to a request to another instance. */
@@ -30,12 +31,26 @@ public final class InternalSecret {
     }
 
     /**
-     * @throws ApiError 401 unless the request carries the secret
+     * @throws ApiError 401 unless the request carries the secret; 429 when its address failed too often
      */
     public void require(final RoutingContext ctx) {
-        final String given = ctx.request().getHeader(HEADER);
-        if (given == null || !MessageDigest.isEqual(bytes, given.getBytes(StandardCharsets.UTF_8))) {
+        final String address = AuthFailureLimiter.address(ctx);
+        if (failures.blocked(address)) {
+            throw failures.throttled();
+        }
+        if (!accepts(ctx.request().getHeader(HEADER))) {
+            failures.failed(address);
             throw ApiError.unauthenticated("invalid_internal_secret", "This route is for Eddy's own instances.");
         }
+    }
+
+    /** Whether {@code given} (a header's value, null when absent) is the secret; constant time. */
+    public boolean accepts(final String given) {
+        return Secrets.equal(value, given);
+    }
+
+    @Override
+    public String toString() {
+        return "InternalSecret[***]";
     }
 }

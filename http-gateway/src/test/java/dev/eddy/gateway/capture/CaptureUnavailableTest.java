@@ -47,7 +47,9 @@ class CaptureUnavailableTest {
         vertx = Vertx.vertx();
         kafka = new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
         final Router router = Router.router(vertx);
-        new CaptureRoutes(new ProjectTokens(token -> Future.succeededFuture(Optional.of(1L))), new EventProducer(kafka),
+        new CaptureRoutes(new ProjectTokens(token -> Future.succeededFuture(Optional.of(1L))),
+                new dev.eddy.gateway.auth.AuthFailureLimiter(config.rateLimits().authFailures()),
+                new EventProducer(kafka),
                 EddyTopics.of(config.kafka()), config.capture(), new SimpleMeterRegistry()).mount(router);
         router.route().failureHandler(ErrorHandler::handle);
         server = vertx.createHttpServer().requestHandler(router).listen(0).toCompletionStage().toCompletableFuture()
