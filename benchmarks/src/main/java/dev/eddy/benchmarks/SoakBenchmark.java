@@ -5,12 +5,10 @@ import dev.eddy.events.CapturedEvent;
 import dev.eddy.flags.FlagHash;
 import dev.eddy.serde.Json;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -25,7 +23,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -77,11 +74,7 @@ public final class SoakBenchmark {
     private static final long SOAK_UUIDS = 0x50a4_0000_0000_4000L;
     private static final long CALIBRATION_UUIDS = 0x50a4_0001_0000_4000L;
     private static final long REQUEST_TIMEOUT_MS = 60_000;
-    /**
-     * Beyond a request's own timeouts: the client's pool has been seen to leave a request waiting for a connection
-     * forever on this machine (see {@link EddyHttp#request}); such a request counts as failed (no answer).
-     */
-    private static final long WATCHDOG_MS = 5_000;
+    private static final long FLAGS_TIMEOUT_MS = 10_000;
     private static final Pattern PERSON_VALUE = Pattern.compile("p\\d+");
 
     private final Map<String, String> args;
@@ -103,9 +96,13 @@ public final class SoakBenchmark {
     private final long seed;
     private final long eddyPid;
 
+    /**
+     * Every request of the run. The JDK's client opens a connection whenever none is free, so no request waits in a
+     * pool: Vert.x 5.0's pool was seen to leave requests waiting forever under this load.
+     */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(java.time.Duration.ofSeconds(10)).build();
     private Vertx vertx;
-    private HttpClient capture;
-    private HttpClient flags;
+    /** For {@link EddyStreams}' waits only. */
     private EddyHttp api;
     private long dashboardId;
 
@@ -160,9 +157,7 @@ public final class SoakBenchmark {
     private boolean run() throws Exception {
         vertx = Vertx.vertx();
         try {
-            capture = client(clients);
-            flags = client(8);
-            api = new EddyHttp(vertx, gateway, args.get("key"), 4);
+            api = new EddyHttp(vertx, gateway, args.get("key"), 2);
             EddyStreams.awaitBalanced(List.of(api.client()));
             setUp();
 
@@ -192,24 +187,42 @@ public final class SoakBenchmark {
         }
     }
 
-    private HttpClient client(final int connections) {
-        return vertx.createHttpClient(new HttpClientOptions().setDefaultHost(gateway.getHost()).setDefaultPort(gateway.getPort())
-                .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(connections));
+    private HttpRequest.Builder request(final String path, final long timeoutMs) {
+        return HttpRequest.newBuilder(gateway.resolve(path)).timeout(java.time.Duration.ofMillis(timeoutMs));
+    }
+
+    private java.util.concurrent.CompletableFuture<HttpResponse<String>> postAsync(final String path, final String body, final long timeoutMs) {
+        return http.sendAsync(request(path, timeoutMs).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A request with the personal key (a JSON body unless {@code null}), answered 200 or 201: its body. */
+    private String apiCall(final String method, final String path, final String body) throws Exception {
+        final HttpRequest.Builder b = request(path, EddyHttp.QUERY_TIMEOUT_MS).header("Authorization", "Bearer " + args.get("key"));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        final HttpResponse<String> r = http.send(b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 && r.statusCode() != 201) {
+            throw new IllegalStateException(method + " " + path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return r.body();
     }
 
     // ---------------------------------------------------------------------------------------------------- set-up
 
     /** The two flags and the dashboard with a trend tile and a funnel tile over the soak's events. */
     private void setUp() throws Exception {
-        api.post("/api/projects/1/feature_flags/", "{\"key\":\"" + PRO_FLAG + "\",\"name\":\"soak: pro plan\",\"filters\":{\"groups\":[{"
+        apiCall("POST", "/api/projects/1/feature_flags/", "{\"key\":\"" + PRO_FLAG + "\",\"name\":\"soak: pro plan\",\"filters\":{\"groups\":[{"
                 + "\"properties\":[{\"key\":\"plan\",\"value\":[\"pro\"],\"operator\":\"exact\",\"type\":\"person\"}],\"rollout_percentage\":100}]}}");
-        api.post("/api/projects/1/feature_flags/", "{\"key\":\"" + VARIANT_FLAG + "\",\"name\":\"soak: variants\",\"filters\":{\"groups\":[{"
+        apiCall("POST", "/api/projects/1/feature_flags/", "{\"key\":\"" + VARIANT_FLAG + "\",\"name\":\"soak: variants\",\"filters\":{\"groups\":[{"
                 + "\"properties\":[],\"rollout_percentage\":100}],\"multivariate\":{\"variants\":[{\"key\":\"control\",\"rollout_percentage\":50},"
                 + "{\"key\":\"test\",\"rollout_percentage\":50}]}}}");
-        dashboardId = Json.mapper().readTree(api.post("/api/projects/1/dashboards/", "{\"name\":\"soak\"}")).path("id").asLong();
-        api.post("/api/projects/1/insights/", "{\"name\":\"soak events per hour\",\"dashboards\":[" + dashboardId + "],\"filters\":{"
+        dashboardId = Json.mapper().readTree(apiCall("POST", "/api/projects/1/dashboards/", "{\"name\":\"soak\"}")).path("id").asLong();
+        apiCall("POST", "/api/projects/1/insights/", "{\"name\":\"soak events per hour\",\"dashboards\":[" + dashboardId + "],\"filters\":{"
                 + "\"insight\":\"TRENDS\",\"events\":[{\"id\":\"" + PAGEVIEW + "\"},{\"id\":\"" + SIGNUP + "\"}],\"interval\":\"hour\",\"date_from\":\"-24h\"}}");
-        api.post("/api/projects/1/insights/", "{\"name\":\"soak pageview to signup\",\"dashboards\":[" + dashboardId + "],\"filters\":{"
+        apiCall("POST", "/api/projects/1/insights/", "{\"name\":\"soak pageview to signup\",\"dashboards\":[" + dashboardId + "],\"filters\":{"
                 + "\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"" + PAGEVIEW + "\",\"order\":0},{\"id\":\"" + SIGNUP + "\",\"order\":1}],"
                 + "\"funnel_window_interval\":1,\"funnel_window_interval_unit\":\"hour\",\"date_from\":\"-24h\"}}");
         System.out.printf(Locale.ROOT, "flags %s and %s, dashboard %d with a trend tile and a funnel tile%n", PRO_FLAG, VARIANT_FLAG, dashboardId);
@@ -233,38 +246,39 @@ public final class SoakBenchmark {
         return max;
     }
 
-    /** {@code clients} clients each sending a calibration batch when its last is answered, for {@code seconds}; refusals. */
-    private long closedLoop(final int seconds) throws InterruptedException {
+    /** {@code clients} threads each sending a calibration batch when its last is answered, for {@code seconds}; refusals. */
+    private long closedLoop(final int seconds) throws Exception {
         final long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        final CountDownLatch done = new CountDownLatch(clients);
         final AtomicLong refused = new AtomicLong();
-        for (int c = 0; c < clients; c++) {
-            vertx.runOnContext(v -> calibrationRequest(deadline, done, refused));
-        }
-        if (!done.await(seconds + REQUEST_TIMEOUT_MS / 1000 + 10, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("calibration clients stalled");
-        }
-        return refused.get();
-    }
-
-    private void calibrationRequest(final long deadline, final CountDownLatch done, final AtomicLong refused) {
-        if (System.nanoTime() > deadline) {
-            done.countDown();
-            return;
-        }
-        final int[] ids = new int[batch];
-        final String body = calibrationBatch(ids);
-        post(capture, "/batch/", body).onComplete(r -> {
-            if (r.succeeded() && r.result() == 200) {
-                calibrationAcked.addAndGet(batch);
-                for (final int id : ids) {
-                    calibrationIds.set(id, 1);
-                }
-            } else {
-                refused.incrementAndGet();
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+        try {
+            final List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                done.add(pool.submit(() -> {
+                    final int[] ids = new int[batch];
+                    while (System.nanoTime() < deadline) {
+                        final String body = calibrationBatch(ids);
+                        final HttpResponse<String> r = http.send(request("/batch/", REQUEST_TIMEOUT_MS).header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() == 200) {
+                            calibrationAcked.addAndGet(batch);
+                            for (final int id : ids) {
+                                calibrationIds.set(id, 1);
+                            }
+                        } else {
+                            refused.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
             }
-            vertx.runOnContext(v -> calibrationRequest(deadline, done, refused));
-        });
+            for (final java.util.concurrent.Future<?> d : done) {
+                d.get();
+            }
+            return refused.get();
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private String calibrationBatch(final int[] ids) {
@@ -310,7 +324,7 @@ public final class SoakBenchmark {
                 throw new IllegalStateException("only " + counted + " of " + calibrationAcked.get() + " calibration events counted after 30 minutes");
             }
             Thread.sleep(250);
-            counted = EddyHttp.total(Json.mapper().readTree(api.post("/api/projects/1/insights/trend/", body)));
+            counted = EddyHttp.total(Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", body)));
             if (System.nanoTime() - lastPrint > 10_000_000_000L) {
                 System.out.printf(Locale.ROOT, "  %,d of %,d calibration events counted%n", counted, calibrationAcked.get());
                 lastPrint = System.nanoTime();
@@ -356,7 +370,7 @@ public final class SoakBenchmark {
                 t.join();
             }
             // The requests still in flight: a last row with them, so every acked event is in some row.
-            final long deadline = System.nanoTime() + (EddyHttp.QUERY_TIMEOUT_MS + WATCHDOG_MS + 5_000) * 1_000_000L;
+            final long deadline = System.nanoTime() + (EddyHttp.QUERY_TIMEOUT_MS + 5_000) * 1_000_000L;
             while (captureRoute.inFlight.get() + flagsRoute.inFlight.get() + queryRoute.inFlight.get() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
@@ -436,16 +450,11 @@ public final class SoakBenchmark {
             json.append("}}");
         }
         final String body = json.append("]}").toString();
-        captureRoute.inFlight.incrementAndGet();
-        post(capture, "/batch/", body).onComplete(r -> {
-            final int status = r.succeeded() ? r.result() : -1;
-            if (status == 200) {
-                for (int i = 0; i < batch; i++) {
-                    ledger.acked(who[i], kinds[i]);
-                    ackedByName.get(names[i]).incrementAndGet();
-                }
+        track(captureRoute, due, batch, postAsync("/batch/", body, REQUEST_TIMEOUT_MS).thenApply(HttpResponse::statusCode), () -> {
+            for (int i = 0; i < batch; i++) {
+                ledger.acked(who[i], kinds[i]);
+                ackedByName.get(names[i]).incrementAndGet();
             }
-            captureRoute.done(due, status, r.failed() ? r.cause() : null, batch);
         });
     }
 
@@ -453,22 +462,30 @@ public final class SoakBenchmark {
         final int p = random.nextInt(persons);
         final String id = p % 100 < identifyPercent && random.nextBoolean() ? anonymousId(p) : mainId(p);
         final String body = "{\"token\":\"" + token + "\",\"distinct_id\":\"" + id + "\"}";
-        flagsRoute.inFlight.incrementAndGet();
-        flags.request(options(HttpMethod.POST, "/flags/?v=2", 10_000))
-                .compose(req -> req.putHeader("Content-Type", "application/json").send(body))
-                .compose(resp -> resp.body().map(b -> resp.statusCode() == 200 && b.toString().contains("\"errorsWhileComputingFlags\":true")
-                        ? 299 : resp.statusCode()))
-                .timeout(10_000 + WATCHDOG_MS, TimeUnit.MILLISECONDS)
-                .onComplete(r -> flagsRoute.done(due, r.succeeded() ? r.result() : -1, r.failed() ? r.cause() : null, 1));
+        track(flagsRoute, due, 1, postAsync("/flags/?v=2", body, FLAGS_TIMEOUT_MS)
+                .thenApply(r -> r.statusCode() == 200 && r.body().contains("\"errorsWhileComputingFlags\":true") ? 299 : r.statusCode()), () -> { });
     }
 
     private void sendQuery(final long due) {
-        queryRoute.inFlight.incrementAndGet();
-        api.client().request(options(HttpMethod.GET, "/api/projects/1/dashboards/" + dashboardId + "/?refresh=force_blocking", EddyHttp.QUERY_TIMEOUT_MS))
-                .compose(req -> req.putHeader("Authorization", "Bearer " + args.get("key")).send())
-                .compose(resp -> resp.body().map(b -> resp.statusCode() == 200 && !tilesAnswered(b.toString()) ? 298 : resp.statusCode()))
-                .timeout(EddyHttp.QUERY_TIMEOUT_MS + WATCHDOG_MS, TimeUnit.MILLISECONDS)
-                .onComplete(r -> queryRoute.done(due, r.succeeded() ? r.result() : -1, r.failed() ? r.cause() : null, 1));
+        track(queryRoute, due, 1, http.sendAsync(request("/api/projects/1/dashboards/" + dashboardId + "/?refresh=force_blocking", EddyHttp.QUERY_TIMEOUT_MS)
+                        .header("Authorization", "Bearer " + args.get("key")).GET().build(), HttpResponse.BodyHandlers.ofString())
+                .thenApply(r -> r.statusCode() == 200 && !tilesAnswered(r.body()) ? 298 : r.statusCode()), () -> { });
+    }
+
+    /**
+     * Counts a request of {@code route} when it is answered (its status; {@code onOk} first when 200) or fails (no
+     * answer within its timeout, or no connection).
+     */
+    private static void track(final Route route, final long due, final int units, final java.util.concurrent.CompletableFuture<Integer> request,
+                              final Runnable onOk) {
+        route.inFlight.incrementAndGet();
+        request.whenComplete((status, failure) -> {
+            final int s = failure == null ? status : -1;
+            if (s == 200) {
+                onOk.run();
+            }
+            route.done(due, s, failure, units);
+        });
     }
 
     /** Whether both tiles of the refreshed dashboard carry a result. */
@@ -483,17 +500,6 @@ public final class SoakBenchmark {
         } catch (final Exception e) {
             return false;
         }
-    }
-
-    private io.vertx.core.Future<Integer> post(final HttpClient http, final String path, final String body) {
-        return http.request(options(HttpMethod.POST, path, REQUEST_TIMEOUT_MS))
-                .compose(req -> req.putHeader("Content-Type", "application/json").send(body))
-                .compose(resp -> resp.body().map(b -> resp.statusCode()))
-                .timeout(REQUEST_TIMEOUT_MS + WATCHDOG_MS, TimeUnit.MILLISECONDS);
-    }
-
-    private static RequestOptions options(final HttpMethod method, final String path, final long timeoutMs) {
-        return new RequestOptions().setMethod(method).setURI(path).setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
     }
 
     /**
@@ -546,13 +552,14 @@ public final class SoakBenchmark {
 
     /** One row of the time series. Latencies in ms (NaN when the interval had no request of the route). */
     record Sample(double t, double ackedPerSecond, double captureP50, double captureP99, double flagsP99, double queryP99, long errors,
-                  double heapMb, double rssMb, double lag) {
+                  double heapMb, double rssMb, double lag, long backlog) {
         static final String HEADER = "| t (s) | acked events/s | capture p50 ms | capture p99 ms | /flags p99 ms | dashboard p99 ms | errors "
-                + "| heap MB | RSS MB | lag (records) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+                + "| heap MB | RSS MB | lag (records) | not yet counted |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
         String row() {
-            return String.format(Locale.ROOT, "| %.0f | %s | %s | %s | %s | %s | %d | %.0f | %.0f | %s |", t, fmt(ackedPerSecond, "%,.0f"),
-                    fmt(captureP50, "%.1f"), fmt(captureP99, "%.1f"), fmt(flagsP99, "%.1f"), fmt(queryP99, "%,.0f"), errors, heapMb, rssMb, fmt(lag, "%,.0f"));
+            return String.format(Locale.ROOT, "| %.0f | %s | %s | %s | %s | %s | %d | %.0f | %.0f | %s | %,d |", t, fmt(ackedPerSecond, "%,.0f"),
+                    fmt(captureP50, "%.1f"), fmt(captureP99, "%.1f"), fmt(flagsP99, "%.1f"), fmt(queryP99, "%,.0f"), errors, heapMb, rssMb, fmt(lag, "%,.0f"),
+                    backlog);
         }
     }
 
@@ -571,11 +578,17 @@ public final class SoakBenchmark {
         final Histogram q = queryRoute.interval();
         final Map<String, Double> metrics = metrics();
         final Sample s = new Sample(t, seconds == 0 ? Double.NaN : (acked - ackedAtLastSample) / seconds, ms(c, 50), ms(c, 99), ms(f, 99), ms(q, 99),
-                errors - errorsAtLastSample, metrics.get("heap") / 1e6, rssBytes() / 1e6, metrics.get("lag"));
+                errors - errorsAtLastSample, metrics.get("heap") / 1e6, rssBytes() / 1e6, metrics.get("lag"), acked - soakCounted());
         ackedAtLastSample = acked;
         errorsAtLastSample = errors;
         System.out.println(s.row());
         return s;
+    }
+
+    /** The soak events a trend counts so far (unfiltered: from the hourly counts, cheap to ask). */
+    private long soakCounted() throws Exception {
+        final LocalDate today = LocalDate.now(ZoneOffset.UTC);
+        return EddyHttp.total(Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", trend(soakSeries(""), today.minusDays(1), today))));
     }
 
     private static double ms(final Histogram h, final double percentile) {
@@ -584,7 +597,7 @@ public final class SoakBenchmark {
 
     /** Eddy's heap in use (every heap pool) and its stream threads' consumer lag (NaN when not exposed), from /metrics. */
     private Map<String, Double> metrics() throws Exception {
-        final String text = api.request(HttpMethod.GET, "/metrics", null);
+        final String text = apiCall("GET", "/metrics", null);
         return Map.of("heap", metricSum(text, "jvm_memory_used_bytes", "area=\"heap\""), "lag", metricSum(text, "eddy_streams_lag_records", ""));
     }
 
@@ -621,7 +634,7 @@ public final class SoakBenchmark {
     /** Waits until a trend counts every acked soak event; the seconds it took. */
     private double drain(final Instant from, final Instant to, final double processing) throws Exception {
         final String body = trend(soakSeries(""), day(from), day(to));
-        long counted = EddyHttp.total(Json.mapper().readTree(api.post("/api/projects/1/insights/trend/", body)));
+        long counted = EddyHttp.total(Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", body)));
         lagAtEnd = ledger.total() - counted;
         final long timeout = args.containsKey("drain-timeout") ? Long.parseLong(args.get("drain-timeout"))
                 : (long) Math.max(600, 3 * lagAtEnd / processing);
@@ -632,7 +645,7 @@ public final class SoakBenchmark {
         long lastPrint = start;
         while (counted < ledger.total() && System.nanoTime() < deadline) {
             Thread.sleep(500);
-            counted = EddyHttp.total(Json.mapper().readTree(api.post("/api/projects/1/insights/trend/", body)));
+            counted = EddyHttp.total(Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", body)));
             if (System.nanoTime() - lastPrint > 10_000_000_000L) {
                 final Map<String, Double> m = metrics();
                 System.out.printf(Locale.ROOT, "  %,d of %,d counted after %.0f s (lag %,.0f records, heap %.0f MB, RSS %.0f MB)%n", counted,
@@ -654,7 +667,7 @@ public final class SoakBenchmark {
         final LocalDate last = day(to);
 
         // Each event name's count.
-        final JsonNode byName = Json.mapper().readTree(api.post("/api/projects/1/insights/trend/", trend(soakSeries(""), first, last)));
+        final JsonNode byName = Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", trend(soakSeries(""), first, last)));
         long total = 0;
         for (final JsonNode item : byName.path("result")) {
             final String name = item.path("action").path("id").asText(item.path("label").asText());
@@ -667,7 +680,7 @@ public final class SoakBenchmark {
 
         // Each person's count, by the person property only their own id's events set: anonymous events count under it
         // only once merged into their person.
-        final JsonNode byPerson = Json.mapper().readTree(api.post("/api/projects/1/insights/trend/", trend(soakSeries("")
+        final JsonNode byPerson = Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/", trend(soakSeries("")
                 + ",\"breakdown\":\"soak_person\",\"breakdown_type\":\"person\",\"breakdown_limit\":" + (persons + 1), first, last)));
         final Map<String, Long> actual = new HashMap<>();
         long unattributed = 0;
@@ -693,10 +706,10 @@ public final class SoakBenchmark {
             calibrationPersons += calibrationIds.get(i);
         }
         final long expectedPersons = ledger.expectedPersons() + calibrationPersons;
-        final long listed = Json.mapper().readTree(api.request(HttpMethod.GET, "/api/projects/1/persons/?limit=1", null)).path("count").asLong(-1);
+        final long listed = Json.mapper().readTree(apiCall("GET", "/api/projects/1/persons/?limit=1", null)).path("count").asLong(-1);
         check(mismatches, listed == expectedPersons, String.format(Locale.ROOT, "persons listed: Eddy %,d, expected %,d (%,d soak + %d calibration)",
                 listed, expectedPersons, ledger.expectedPersons(), calibrationPersons));
-        final JsonNode dau = Json.mapper().readTree(api.post("/api/projects/1/insights/trend/",
+        final JsonNode dau = Json.mapper().readTree(apiCall("POST", "/api/projects/1/insights/trend/",
                 trend("\"events\":[{\"id\":null,\"math\":\"dau\"}],\"display\":\"ActionsTable\"", first, last)));
         final long unique = dau.path("result").path(0).path("aggregated_value").asLong(-1);
         check(mismatches, unique == expectedPersons, String.format(Locale.ROOT, "unique users over the run (dau, total value): Eddy %,d, expected %,d",
@@ -732,7 +745,7 @@ public final class SoakBenchmark {
 
     /** What is wrong with the /flags answer for {@code id} of person {@code p}, or null. */
     private String flagsProblem(final int p, final String id) throws Exception {
-        final String answer = api.post("/flags/?v=2", "{\"token\":\"" + token + "\",\"distinct_id\":\"" + id + "\"}");
+        final String answer = apiCall("POST", "/flags/?v=2", "{\"token\":\"" + token + "\",\"distinct_id\":\"" + id + "\"}");
         final JsonNode f = Json.mapper().readTree(answer).path("flags");
         final boolean pro = f.path(PRO_FLAG).path("enabled").asBoolean(false);
         final String variant = f.path(VARIANT_FLAG).path("variant").asText(null);
