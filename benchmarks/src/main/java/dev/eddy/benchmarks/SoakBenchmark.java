@@ -450,7 +450,7 @@ public final class SoakBenchmark {
             json.append("}}");
         }
         final String body = json.append("]}").toString();
-        track(captureRoute, due, batch, postAsync("/batch/", body, REQUEST_TIMEOUT_MS).thenApply(HttpResponse::statusCode), () -> {
+        track(captureRoute, due, postAsync("/batch/", body, REQUEST_TIMEOUT_MS).thenApply(HttpResponse::statusCode), () -> {
             for (int i = 0; i < batch; i++) {
                 ledger.acked(who[i], kinds[i]);
                 ackedByName.get(names[i]).incrementAndGet();
@@ -462,12 +462,12 @@ public final class SoakBenchmark {
         final int p = random.nextInt(persons);
         final String id = p % 100 < identifyPercent && random.nextBoolean() ? anonymousId(p) : mainId(p);
         final String body = "{\"token\":\"" + token + "\",\"distinct_id\":\"" + id + "\"}";
-        track(flagsRoute, due, 1, postAsync("/flags/?v=2", body, FLAGS_TIMEOUT_MS)
+        track(flagsRoute, due, postAsync("/flags/?v=2", body, FLAGS_TIMEOUT_MS)
                 .thenApply(r -> r.statusCode() == 200 && r.body().contains("\"errorsWhileComputingFlags\":true") ? 299 : r.statusCode()), () -> { });
     }
 
     private void sendQuery(final long due) {
-        track(queryRoute, due, 1, http.sendAsync(request("/api/projects/1/dashboards/" + dashboardId + "/?refresh=force_blocking", EddyHttp.QUERY_TIMEOUT_MS)
+        track(queryRoute, due, http.sendAsync(request("/api/projects/1/dashboards/" + dashboardId + "/?refresh=force_blocking", EddyHttp.QUERY_TIMEOUT_MS)
                         .header("Authorization", "Bearer " + args.get("key")).GET().build(), HttpResponse.BodyHandlers.ofString())
                 .thenApply(r -> r.statusCode() == 200 && !tilesAnswered(r.body()) ? 298 : r.statusCode()), () -> { });
     }
@@ -476,7 +476,7 @@ public final class SoakBenchmark {
      * Counts a request of {@code route} when it is answered (its status; {@code onOk} first when 200) or fails (no
      * answer within its timeout, or no connection).
      */
-    private static void track(final Route route, final long due, final int units, final java.util.concurrent.CompletableFuture<Integer> request,
+    private static void track(final Route route, final long due, final java.util.concurrent.CompletableFuture<Integer> request,
                               final Runnable onOk) {
         route.inFlight.incrementAndGet();
         request.whenComplete((status, failure) -> {
@@ -484,7 +484,7 @@ public final class SoakBenchmark {
             if (s == 200) {
                 onOk.run();
             }
-            route.done(due, s, failure, units);
+            route.done(due, s, failure);
         });
     }
 
@@ -514,21 +514,18 @@ public final class SoakBenchmark {
         final AtomicLong ok = new AtomicLong();
         final AtomicLong refused = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
-        /** Events (capture) or requests in answers other than 200. */
-        final AtomicLong unitsNotOk = new AtomicLong();
         final Map<String, AtomicLong> reasons = new java.util.concurrent.ConcurrentHashMap<>();
 
         Route(final String name) {
             this.name = name;
         }
 
-        void done(final long due, final int status, final Throwable cause, final int units) {
+        void done(final long due, final int status, final Throwable cause) {
             recorder.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
             if (status == 200) {
                 ok.incrementAndGet();
             } else {
                 (status < 0 ? failed : refused).incrementAndGet();
-                unitsNotOk.addAndGet(units);
                 final String reason = status < 0 ? String.valueOf(cause) : status == 298 ? "200 without both tile results"
                         : status == 299 ? "200 with errorsWhileComputingFlags" : "status " + status;
                 reasons.computeIfAbsent(reason.length() > 120 ? reason.substring(0, 120) : reason, k -> new AtomicLong()).incrementAndGet();
