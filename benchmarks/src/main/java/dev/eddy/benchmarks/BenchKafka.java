@@ -57,6 +57,26 @@ public final class BenchKafka {
     }
 
     /**
+     * {@link #rawProducer} into a new {@code topic} of {@code partitions}: one warm-up round, then {@code rounds}
+     * measured ones, their rates sorted (the median in the middle); the topic is deleted after.
+     */
+    static double[] rawProducerRounds(final String bootstrap, final String topic, final int partitions, final List<CapturedEvent> envelopes,
+                                      final int rounds) throws Exception {
+        createTopic(bootstrap, topic, partitions);
+        try {
+            rawProducer(bootstrap, topic, envelopes);
+            final double[] rates = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                rates[r] = rawProducer(bootstrap, topic, envelopes);
+            }
+            java.util.Arrays.sort(rates);
+            return rates;
+        } finally {
+            deleteTopics(bootstrap, topic);
+        }
+    }
+
+    /**
      * Events per second a {@code KafkaProducer} with the gateway's settings (those of its {@code EventProducer})
      * writes the envelopes to {@code topic}, keyed as the gateway keys them, all acknowledged.
      */

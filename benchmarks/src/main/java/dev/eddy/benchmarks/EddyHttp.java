@@ -53,7 +53,7 @@ final class EddyHttp {
     }
 
     /**
-     * A request with the personal key (and a JSON body unless {@code null}), answered 200: its body. On this machine
+     * A request with the personal key (and a JSON body unless {@code null}), answered 200 (or 201, created): its body. On this machine
      * the client's pool has been seen to leave a request waiting for a connection forever: a request that gets none
      * within {@value #CONNECT_TIMEOUT_MS} ms is sent again (at most {@value #CONNECT_ATTEMPTS} times, counted in
      * {@link #connectRetries}), so a stall costs that wait instead of the run.
@@ -68,7 +68,7 @@ final class EddyHttp {
                             return body == null ? req.send() : req.putHeader("Content-Type", "application/json").send(body);
                         })
                         .compose(resp -> resp.body().map(b -> {
-                            if (resp.statusCode() != 200) {
+                            if (resp.statusCode() != 200 && resp.statusCode() != 201) {
                                 throw new IllegalStateException(method + " " + path + " answered " + resp.statusCode() + ": " + b);
                             }
                             return b.toString();

@@ -232,20 +232,11 @@ public final class ScaleBenchmark {
         for (int i = 0; i < events.count; i++) {
             envelopes.add(events.envelope(i, args.get("token"), now));
         }
-        BenchKafka.createTopic(bootstrap, topic, Integer.parseInt(args.getOrDefault("partitions", "12")));
-        try {
-            BenchKafka.rawProducer(bootstrap, topic, envelopes);
-            final double[] rounds = new double[rawRounds];
-            for (int r = 0; r < rawRounds; r++) {
-                rounds[r] = BenchKafka.rawProducer(bootstrap, topic, envelopes);
-            }
-            Arrays.sort(rounds);
-            put("raw.eps", rounds[rawRounds / 2]);
-            System.out.printf(Locale.ROOT, "baseline: raw KafkaProducer %,.0f events/s (median of %d rounds after a warm-up: %s)%n",
-                    rounds[rawRounds / 2], rawRounds, Arrays.stream(rounds).mapToObj(r -> String.format(Locale.ROOT, "%,.0f", r)).toList());
-        } finally {
-            BenchKafka.deleteTopics(bootstrap, topic);
-        }
+        final double[] rounds = BenchKafka.rawProducerRounds(bootstrap, topic, Integer.parseInt(args.getOrDefault("partitions", "12")), envelopes,
+                rawRounds);
+        put("raw.eps", rounds[rawRounds / 2]);
+        System.out.printf(Locale.ROOT, "baseline: raw KafkaProducer %,.0f events/s (median of %d rounds after a warm-up: %s)%n",
+                rounds[rawRounds / 2], rawRounds, Arrays.stream(rounds).mapToObj(r -> String.format(Locale.ROOT, "%,.0f", r)).toList());
     }
 
     /** Sends the events as live batches, then waits until a trend counts them all and the stream threads are idle. */
