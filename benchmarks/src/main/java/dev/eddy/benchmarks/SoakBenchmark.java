@@ -39,9 +39,9 @@ import org.HdrHistogram.Recorder;
  *       --calibrate-seconds} after {@code --calibrate-warmup-seconds}: the maximum accepted rate; the raw {@code
  *       KafkaProducer} with the gateway's settings on the same broker (the ratio's baseline); and how fast those
  *       events went through the topology (until a trend counted them all);</li>
- *   <li>soak: for {@code --minutes}, capture at {@code --load-percent} of that maximum ({@code --basis capture}, or
- *       of the processing rate with {@code --basis processing}) on a fixed schedule (open loop: each request timed
- *       from when it was due), events of {@code --persons} persons, {@code --identify-percent} of them anonymous
+ *   <li>soak: for {@code --minutes}, capture at {@code --load-percent} of the maximum rate Eddy processes end to
+ *       end ({@code --basis processing}, the default: what it can sustain), or of the capture maximum
+ *       ({@code --basis capture}), on a fixed schedule (open loop: each request timed from when it was due), events of {@code --persons} persons, {@code --identify-percent} of them anonymous
  *       first and then {@code $identify}ing, every event of a person's own id carrying {@code $set} of its plan;
  *       beside it {@code /flags?v=2} for random persons at {@code --decide-rate} per second against two flags (a
  *       person-property condition, a multivariate one) and a dashboard with a trend tile and a funnel tile refreshed
@@ -56,7 +56,7 @@ import org.HdrHistogram.Recorder;
  * </ol>
  *
  * <p>Usage: {@code SoakBenchmark --gateway URL --token phc_... --key phx_... --bootstrap HOST:PORT --raw-topic NAME
- * --pid EDDY_PID --out FILE [--minutes 10] [--load-percent 70] [--basis capture] [--calibrate-seconds 30]
+ * --pid EDDY_PID --out FILE [--minutes 10] [--load-percent 70] [--basis processing] [--calibrate-seconds 30]
  * [--calibrate-warmup-seconds 10] [--clients 16] [--batch 100] [--persons 20000] [--identify-percent 20]
  * [--decide-rate 200] [--query-rate 0.2] [--sample-seconds 10] [--decide-samples 200] [--raw-events 200000]
  * [--raw-rounds 3] [--partitions 12] [--seed 42] [--drain-timeout SECONDS]}. Exits 1 when anything does not
@@ -126,7 +126,7 @@ public final class SoakBenchmark {
         this.token = args.get("token");
         this.minutes = Double.parseDouble(args.getOrDefault("minutes", "10"));
         this.loadPercent = Double.parseDouble(args.getOrDefault("load-percent", "70"));
-        this.basis = args.getOrDefault("basis", "capture");
+        this.basis = args.getOrDefault("basis", "processing");
         if (!List.of("capture", "processing").contains(basis)) {
             throw new IllegalArgumentException("--basis must be capture or processing, not " + basis);
         }
