@@ -20,6 +20,7 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,18 +45,28 @@ public final class StreamsApp implements AutoCloseable {
     private final AtomicLong generation = new AtomicLong();
     private final DeadLetters deadLetters;
     private final AtomicLong rebalances = new AtomicLong();
+    /** Changelog records replayed into active stores, in all (a store without a committed offset replays all of it). */
+    private final AtomicLong restoredRecords = new AtomicLong();
+    /** Records and store partitions restored since the last RUNNING, for its log line. */
+    private final AtomicLong restoredSinceRunning = new AtomicLong();
+    private final AtomicLong restoredPartitionsSinceRunning = new AtomicLong();
     /** Why this instance stopped processing for good (a state directory failure), once it has. */
     private final AtomicReference<String> failure = new AtomicReference<>();
 
     /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
     private final int partitions;
+    /** {@code streams.standby-replicas}: warm copies wanted of each task's stores. */
+    private final int standbyReplicas;
+    /** The group's instance count last reported by {@link #reportStandbyCopies}, -1 before the first. */
+    private int reportedInstances = -1;
 
     private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics, final int partitions,
-                       final DeadLetters deadLetters) {
+                       final int standbyReplicas, final DeadLetters deadLetters) {
         this.streams = streams;
         this.deadLetters = deadLetters;
         this.keyTopics = keyTopics;
         this.partitions = partitions;
+        this.standbyReplicas = standbyReplicas;
     }
 
     /** Where a key lives: the instance running its partition, and the partition. */
@@ -91,7 +102,8 @@ public final class StreamsApp implements AutoCloseable {
             streams.cleanUp();
         }
         TopologyFingerprint.record(appStateDir, fingerprint);
-        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions(), deadLetters);
+        final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions(),
+                config.streams().standbyReplicas(), deadLetters);
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
             if (newState == KafkaStreams.State.REBALANCING && oldState != KafkaStreams.State.REBALANCING) {
@@ -101,7 +113,12 @@ public final class StreamsApp implements AutoCloseable {
             app.generation.incrementAndGet();
             app.routing.clear();
             LOG.info("streams state {} -> {}", oldState, newState);
+            if (newState == KafkaStreams.State.RUNNING) {
+                app.reportRestores();
+                app.reportStandbyCopies();
+            }
         });
+        streams.setGlobalStateRestoreListener(app.new RestoreCounter());
         streams.setUncaughtExceptionHandler(exception -> {
             final Optional<String> storage = StateDirFailure.reason(exception);
             if (storage.isPresent()) {
@@ -118,6 +135,74 @@ public final class StreamsApp implements AutoCloseable {
         });
         streams.start();
         return app;
+    }
+
+    /** Counts what restoration replays, so a start that rebuilds its stores from scratch shows in logs and metrics. */
+    private final class RestoreCounter implements StateRestoreListener {
+        @Override
+        public void onRestoreStart(final TopicPartition partition, final String store, final long startingOffset,
+                                   final long endingOffset) {
+            LOG.debug("restoring {} from {} offsets {}..{}", store, partition, startingOffset, endingOffset);
+        }
+
+        @Override
+        public void onBatchRestored(final TopicPartition partition, final String store, final long batchEndOffset,
+                                    final long restored) {
+            restoredRecords.addAndGet(restored);
+            restoredSinceRunning.addAndGet(restored);
+        }
+
+        @Override
+        public void onRestoreEnd(final TopicPartition partition, final String store, final long totalRestored) {
+            restoredPartitionsSinceRunning.incrementAndGet();
+            LOG.debug("restored {} records of {} from {}", totalRestored, store, partition);
+        }
+    }
+
+    private void reportRestores() {
+        final long records = restoredSinceRunning.getAndSet(0);
+        final long stores = restoredPartitionsSinceRunning.getAndSet(0);
+        if (records > 0) {
+            LOG.info("restored {} changelog records into {} store partitions before running", records, stores);
+        }
+    }
+
+    /** Changelog records replayed into this instance's active stores since it started. */
+    public long restoredRecords() {
+        return restoredRecords.get();
+    }
+
+    /**
+     * One line per assignment about standby copies, in place of Kafka Streams' warning per task: how many instances
+     * the group has and how many standby partitions this one keeps. A lone instance is the usual local setup and is
+     * said once, at INFO; a group too small for {@code streams.standby-replicas} is a WARN at every assignment.
+     */
+    private synchronized void reportStandbyCopies() {
+        if (standbyReplicas == 0) {
+            return;
+        }
+        final Collection<StreamsMetadata> clients;
+        try {
+            clients = streams.metadataForAllStreamsClients();
+        } catch (final RuntimeException e) {
+            return; // the state moved on; the next RUNNING reports
+        }
+        final int instances = clients.size();
+        final int standbyTasks = streams.metadataForLocalThreads().stream().mapToInt(t -> t.standbyTasks().size()).sum();
+        if (instances == 1) {
+            if (reportedInstances != 1) {
+                LOG.info("standby copies: this is the only streams instance, so its stores have none "
+                        + "(streams.standby-replicas={}); they are placed as soon as another instance joins", standbyReplicas);
+            }
+        } else if (instances <= standbyReplicas) {
+            LOG.warn("standby copies: streams.standby-replicas={} needs {} instances, the group has {}: each task has {} "
+                    + "standby copies; this instance keeps {} standby tasks",
+                    standbyReplicas, standbyReplicas + 1, instances, instances - 1, standbyTasks);
+        } else {
+            LOG.info("standby copies: {} instances, {} per task; this instance keeps {} standby tasks",
+                    instances, standbyReplicas, standbyTasks);
+        }
+        reportedInstances = instances;
     }
 
     /** Why this instance stopped processing for good, if it has: its state directory failed. */

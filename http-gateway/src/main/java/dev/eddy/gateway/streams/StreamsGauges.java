@@ -11,7 +11,7 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 
 /**
  * This instance's share of the work, for operators comparing instances: {@code eddy_streams_lag_records} (input
- * records not yet read), {@code eddy_streams_rebalances_total}, and {@code eddy_store_entries{store}} (RocksDB's
+ * records not yet read), {@code eddy_streams_rebalances_total}, {@code eddy_streams_restored_records_total}, and {@code eddy_store_entries{store}} (RocksDB's
  * estimate of the keys in the store's partitions active here).
  */
 public final class StreamsGauges {
@@ -27,6 +27,9 @@ public final class StreamsGauges {
                 .description("Input records this instance has yet to read on its assigned partitions").register(registry);
         FunctionCounter.builder("eddy.streams.rebalances", app, StreamsApp::rebalances)
                 .description("Rebalances this instance went through").register(registry);
+        FunctionCounter.builder("eddy.streams.restored.records", app, StreamsApp::restoredRecords)
+                .description("Changelog records replayed into this instance's active stores (a restart with its state "
+                        + "intact replays only what it had not stored)").register(registry);
         for (final String store : STORES) {
             Gauge.builder("eddy.store.entries", app, a -> entries(a, store)).tag("store", store)
                     .description("Estimated keys in this instance's active partitions of the store").register(registry);

@@ -15,15 +15,23 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * <p>The uuids live in window stores whose window start is that receive time: Kafka Streams drops whole expired
  * segments as stream time passes, so forgetting costs nothing per event, and every event costs one changelog
  * record. Historical migrations have a store of their own with a longer retention; both are checked.
+ *
+ * <p>Each store is written once per task before its first event ({@link #prime}): Kafka Streams 4.3 keeps no
+ * committed changelog offset for a segmented (window) store that was never written, and under exactly-once it then
+ * takes the whole task for corrupted at the next start, wiping the identity stores and restoring them from the
+ * changelogs on every restart of a deployment that never imports history.
  */
 final class Deduplicator {
     /** Tolerance for a retry stamped earlier than the first copy (gateways' clocks differ a little). */
     private static final Duration CLOCK_SKEW = Duration.ofHours(1);
+    private static final String PRIMER_KEY = "";
 
     private final WindowStore<String, Long> live;
     private final WindowStore<String, Long> historical;
     private final Duration liveRetention;
     private final Duration historicalRetention;
+    /** Whether this task has written both stores since it started. */
+    private boolean primed;
 
     Deduplicator(final WindowStore<String, Long> live, final WindowStore<String, Long> historical,
                  final Duration liveRetention, final Duration historicalRetention) {
@@ -37,11 +45,24 @@ final class Deduplicator {
     boolean firstTime(final CapturedEvent event, final boolean fromHistorical) {
         final String id = event.projectId() + ":" + event.uuid();
         final Instant received = event.now() != null ? event.now() : event.timestamp();
+        if (!primed) {
+            prime(received);
+        }
         if (seen(live, id, received, liveRetention) || seen(historical, id, received, historicalRetention)) {
             return false;
         }
         (fromHistorical ? historical : live).put(id, received.toEpochMilli(), received.toEpochMilli());
         return true;
+    }
+
+    /**
+     * Gives both stores a changelog offset: a tombstone for a key no event has (ids are {@code project:uuid}), one
+     * changelog record per store per task start, in the task's transaction; the stores' contents do not change.
+     */
+    private void prime(final Instant received) {
+        live.put(PRIMER_KEY, null, received.toEpochMilli());
+        historical.put(PRIMER_KEY, null, received.toEpochMilli());
+        primed = true;
     }
 
     private static boolean seen(final WindowStore<String, Long> store, final String id, final Instant received,
