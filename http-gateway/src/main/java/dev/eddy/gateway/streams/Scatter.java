@@ -289,13 +289,14 @@ public final class Scatter {
                         return Future.failedFuture(ApiError.timeout("The query did not finish within its time limit."));
                     }
                     return Future.failedFuture(ApiError.unavailable("instance_unreachable",
-                            "The instance holding part of the data (" + host + ") did not answer; retry shortly.", RETRY_AFTER_SECONDS));
+                            "The instance holding part of the data (" + host.host() + ":" + host.port() + ") did not answer; retry shortly.", RETRY_AFTER_SECONDS));
                 })
                 .onComplete(done -> sample.stop(Timer.builder("eddy.scatter.partial").tag("kind", kind)
                         .description("Partials asked of other instances").publishPercentiles(0.5, 0.99).register(registry)));
     }
 
-    private static ApiError remoteError(final HostInfo host, final int status, final Buffer answer) {
+    /** What an answer other than 200 from another instance means here. */
+    static ApiError remoteError(final HostInfo host, final int status, final Buffer answer) {
         return switch (status) {
             // Rebalancing, restoring, or no longer running those partitions: retried.
             case 503 -> rebalancing();
@@ -303,6 +304,10 @@ public final class Scatter {
             case 409 -> ApiError.cancelled("The calculation was cancelled.");
             // The other instance refused the request itself (a query too large to hold): the same refusal here.
             case 400 -> ApiError.badRequest("invalid_input", detail(answer), null);
+            // The other instance has no such partial: it runs an older version, as during a rolling upgrade. Retried
+            // like a rebalance, since the upgrade replaces it; past the deadline the caller is told why.
+            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.host() + ":"
+                    + host.port() + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
                 yield ApiError.internal();
