@@ -56,7 +56,7 @@ import org.HdrHistogram.Recorder;
  * </ol>
  *
  * <p>Usage: {@code SoakBenchmark --gateway URL --token phc_... --key phx_... --bootstrap HOST:PORT --raw-topic NAME
- * --pid EDDY_PID --out FILE [--minutes 10] [--load-percent 70] [--basis processing] [--calibrate-seconds 30]
+ * --pid EDDY_PID --out FILE [--minutes 10] [--load-percent 70 | --rate EVENTS_PER_S] [--basis processing] [--calibrate-seconds 30]
  * [--calibrate-warmup-seconds 10] [--clients 16] [--batch 100] [--persons 20000] [--identify-percent 20]
  * [--decide-rate 200] [--query-rate 0.2] [--sample-seconds 10] [--decide-samples 200] [--raw-events 200000]
  * [--raw-rounds 3] [--partitions 12] [--seed 42] [--drain-timeout SECONDS]}. Exits 1 when anything does not
@@ -81,6 +81,8 @@ public final class SoakBenchmark {
     private final URI gateway;
     private final String token;
     private final double minutes;
+    /** Events/s of the soak when set ({@code --rate}): the same load for runs that compare configurations. */
+    private final double fixedRate;
     private final double loadPercent;
     private final String basis;
     private final int calibrateSeconds;
@@ -126,6 +128,7 @@ public final class SoakBenchmark {
         this.token = args.get("token");
         this.minutes = Double.parseDouble(args.getOrDefault("minutes", "10"));
         this.loadPercent = Double.parseDouble(args.getOrDefault("load-percent", "70"));
+        this.fixedRate = Double.parseDouble(args.getOrDefault("rate", "0"));
         this.basis = args.getOrDefault("basis", "processing");
         if (!List.of("capture", "processing").contains(basis)) {
             throw new IllegalArgumentException("--basis must be capture or processing, not " + basis);
@@ -164,8 +167,13 @@ public final class SoakBenchmark {
             final double captureMax = calibrate();
             final double raw = baseline();
             final double processing = processingRate();
-            final double target = loadPercent / 100 * ("capture".equals(basis) ? captureMax : processing);
-            System.out.printf(Locale.ROOT, "target: %,.0f events/s (%.0f%% of the %s rate)%n", target, loadPercent, basis);
+            final double target = fixedRate > 0 ? fixedRate : loadPercent / 100 * ("capture".equals(basis) ? captureMax : processing);
+            if (fixedRate > 0) {
+                System.out.printf(Locale.ROOT, "target: %,.0f events/s (--rate; %.0f%% of the processing rate)%n", target,
+                        100 * target / processing);
+            } else {
+                System.out.printf(Locale.ROOT, "target: %,.0f events/s (%.0f%% of the %s rate)%n", target, loadPercent, basis);
+            }
             if (target > processing) {
                 System.out.printf(Locale.ROOT, "NOTE: the target outruns the processing rate measured in calibration (%,.0f events/s): "
                         + "the lag may grow by up to %,.0f events/s, all to be processed before the reconciliation%n", processing, target - processing);
@@ -792,8 +800,11 @@ public final class SoakBenchmark {
 
     private void summary(final double captureMax, final double raw, final double processing, final double target, final double seconds,
                          final double drained, final List<String> mismatches) {
-        report.add(String.format(Locale.ROOT, "## Soak %s: %.1f min at %.0f%% of the %s rate", DateTimeFormatter.ISO_LOCAL_DATE.format(LocalDate.now(ZoneOffset.UTC)),
-                minutes, loadPercent, basis));
+        final String load = fixedRate > 0
+                ? String.format(Locale.ROOT, "%,.0f events/s (--rate; %.0f%% of the processing rate)", target, 100 * target / processing)
+                : String.format(Locale.ROOT, "%,.0f events/s (%.0f%% of the %s rate)", target, loadPercent, basis);
+        report.add(String.format(Locale.ROOT, "## Soak %s: %.1f min at %s", DateTimeFormatter.ISO_LOCAL_DATE.format(LocalDate.now(ZoneOffset.UTC)),
+                minutes, load));
         report.add("");
         report.add(Sample.HEADER);
         samples.forEach(s -> report.add(s.row()));
@@ -805,7 +816,7 @@ public final class SoakBenchmark {
                 calibrateSeconds, calibrateWarmupSeconds);
         row("raw `KafkaProducer`, same broker", "%,.0f events/s; capture / raw = %.2f", raw, captureMax / raw);
         row("processing (calibration events counted in a trend)", "%,.0f events/s end to end", processing);
-        row("target", "%,.0f events/s (%.0f%% of the %s rate)", target, loadPercent, basis);
+        row("target", "%s", load);
         row("achieved", "%,.0f events/s acked (%,d events in %.0f s; %,d persons, %d%% identifying)", ledger.total() / seconds, ledger.total(), seconds,
                 persons, identifyPercent);
         for (final Route r : List.of(captureRoute, flagsRoute, queryRoute)) {

@@ -15,9 +15,11 @@ import java.time.Duration;
  * @param dedup            how long processed event uuids are remembered
  * @param timelineRetention how long an event stays in the timelines and rollups after Eddy received it; zero keeps
  *                          events forever
+ * @param rocksdbMemoryBytes off-heap memory shared by every RocksDB store of the process (block cache, index and
+ *                          filter blocks, memtables); zero leaves each store RocksDB's and Kafka Streams' own defaults
  */
 public record StreamsConfig(String applicationId, Path stateDir, int threads, long commitIntervalMs, int standbyReplicas,
-                            Dedup dedup, Duration timelineRetention) {
+                            Dedup dedup, Duration timelineRetention, long rocksdbMemoryBytes) {
 
     /**
      * De-duplication by event uuid: an event whose uuid was processed within this long (measured from when the
@@ -42,6 +44,8 @@ public record StreamsConfig(String applicationId, Path stateDir, int threads, lo
         Validation.require(standbyReplicas >= 0, "streams.standby-replicas must not be negative");
         Validation.require(timelineRetention.isZero() || timelineRetention.toHours() >= 24,
                 "streams.timeline-retention must be 0 (forever) or at least a day");
+        Validation.require(rocksdbMemoryBytes == 0 || rocksdbMemoryBytes >= 16L * 1024 * 1024,
+                "streams.rocksdb-memory must be 0 (RocksDB's defaults per store) or at least 16 MiB");
     }
 
     static StreamsConfig from(final Config root) {
@@ -53,6 +57,7 @@ public record StreamsConfig(String applicationId, Path stateDir, int threads, lo
                 c.getLong("commit-interval-ms"),
                 c.getInt("standby-replicas"),
                 new Dedup(c.getDuration("dedup.retention"), c.getDuration("dedup.historical-retention")),
-                c.getDuration("timeline-retention"));
+                c.getDuration("timeline-retention"),
+                c.getBytes("rocksdb-memory"));
     }
 }

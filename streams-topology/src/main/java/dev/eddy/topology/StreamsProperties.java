@@ -46,6 +46,11 @@ public final class StreamsProperties {
         // reaches RocksDB and its changelog once per commit instead of once per event. Reads go through the cache.
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, STORE_CACHE_BYTES);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+        if (config.streams().rocksdbMemoryBytes() > 0) {
+            // One memory budget for every store of the process instead of a cache and memtables per store partition.
+            p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbMemory.class);
+            p.put(BoundedRocksDbMemory.MEMORY_BYTES, config.streams().rocksdbMemoryBytes());
+        }
         // A task reading several topics (identity: the ingest topics and identity.commands) processes whatever has
         // arrived instead of waiting for data on all of them: no processor depends on timestamp order across topics.
         p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
