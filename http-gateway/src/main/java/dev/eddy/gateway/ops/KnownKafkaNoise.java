@@ -25,10 +25,14 @@ import org.slf4j.Marker;
  * </ul>
  */
 public final class KnownKafkaNoise extends TurboFilter {
-    private static final List<String> FORMATS = List.of(
-            "Unable to assign {} of {} standby tasks for task [{}]",
-            "Not updating last stable offset for partition {} as it is no longer assigned",
-            "Processing exception handler is not enabled for the GlobalThread");
+    /**
+     * Each message as its fixed parts, in order: Kafka's clients sometimes pass the format with its {@code {}}
+     * placeholders, sometimes the message already formatted, and put their own prefix before it.
+     */
+    private static final List<List<String>> MESSAGES = List.of(
+            List.of("Unable to assign ", " of ", " standby tasks for task ["),
+            List.of("Not updating last stable offset for partition ", " as it is no longer assigned"),
+            List.of("Processing exception handler is not enabled for the GlobalThread"));
 
     @Override
     public FilterReply decide(final Marker marker, final Logger logger, final Level level, final String format,
@@ -41,12 +45,23 @@ public final class KnownKafkaNoise extends TurboFilter {
         if (format == null || logger == null || level != Level.WARN || !logger.startsWith("org.apache.kafka.")) {
             return false;
         }
-        for (final String known : FORMATS) {
-            // contains, not startsWith: Kafka's clients put their own prefix ("[Consumer clientId=..] ") in the format.
-            if (format.contains(known)) {
+        for (final List<String> parts : MESSAGES) {
+            if (containsInOrder(format, parts)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean containsInOrder(final String text, final List<String> parts) {
+        int from = 0;
+        for (final String part : parts) {
+            final int at = text.indexOf(part, from);
+            if (at < 0) {
+                return false;
+            }
+            from = at + part.length();
+        }
+        return true;
     }
 }

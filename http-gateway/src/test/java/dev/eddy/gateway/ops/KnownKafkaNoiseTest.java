@@ -21,6 +21,17 @@ class KnownKafkaNoiseTest {
     }
 
     @Test
+    void recognisesMessagesTheClientsFormattedThemselves() {
+        assertThat(KnownKafkaNoise.noise("org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", Level.WARN,
+                "[Consumer clientId=t1.eddy-9-global-consumer, groupId=null] Not updating last stable offset for partition "
+                        + "t1.flags.definitions-1 as it is no longer assigned")).isTrue();
+        assertThat(KnownKafkaNoise.noise(ASSIGNOR, Level.WARN, "Unable to assign 1 of 1 standby tasks for task [3_5]. "
+                + "There is not enough available capacity.")).isTrue();
+        // The same words out of order are another message.
+        assertThat(KnownKafkaNoise.noise(ASSIGNOR, Level.WARN, "standby tasks for task [3_5]: Unable to assign")).isFalse();
+    }
+
+    @Test
     void keepsEveryOtherLineOfTheSameLoggers() {
         assertThat(KnownKafkaNoise.noise(ASSIGNOR, Level.WARN, "Some other assignment problem {}")).isFalse();
         assertThat(KnownKafkaNoise.noise("org.apache.kafka.streams.StreamsConfig", Level.WARN,
