@@ -168,12 +168,7 @@ public final class SoakBenchmark {
             final double raw = baseline();
             final double processing = processingRate();
             final double target = fixedRate > 0 ? fixedRate : loadPercent / 100 * ("capture".equals(basis) ? captureMax : processing);
-            if (fixedRate > 0) {
-                System.out.printf(Locale.ROOT, "target: %,.0f events/s (--rate; %.0f%% of the processing rate)%n", target,
-                        100 * target / processing);
-            } else {
-                System.out.printf(Locale.ROOT, "target: %,.0f events/s (%.0f%% of the %s rate)%n", target, loadPercent, basis);
-            }
+            System.out.println("target: " + load(target, processing));
             if (target > processing) {
                 System.out.printf(Locale.ROOT, "NOTE: the target outruns the processing rate measured in calibration (%,.0f events/s): "
                         + "the lag may grow by up to %,.0f events/s, all to be processed before the reconciliation%n", processing, target - processing);
@@ -798,11 +793,16 @@ public final class SoakBenchmark {
 
     // ----------------------------------------------------------------------------------------------------- report
 
-    private void summary(final double captureMax, final double raw, final double processing, final double target, final double seconds,
-                         final double drained, final List<String> mismatches) {
-        final String load = fixedRate > 0
+    /** The soak's load, and where it came from. */
+    private String load(final double target, final double processing) {
+        return fixedRate > 0
                 ? String.format(Locale.ROOT, "%,.0f events/s (--rate; %.0f%% of the processing rate)", target, 100 * target / processing)
                 : String.format(Locale.ROOT, "%,.0f events/s (%.0f%% of the %s rate)", target, loadPercent, basis);
+    }
+
+    private void summary(final double captureMax, final double raw, final double processing, final double target, final double seconds,
+                         final double drained, final List<String> mismatches) {
+        final String load = load(target, processing);
         report.add(String.format(Locale.ROOT, "## Soak %s: %.1f min at %s", DateTimeFormatter.ISO_LOCAL_DATE.format(LocalDate.now(ZoneOffset.UTC)),
                 minutes, load));
         report.add("");

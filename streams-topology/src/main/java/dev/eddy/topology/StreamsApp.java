@@ -19,8 +19,8 @@ import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
-import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +45,13 @@ public final class StreamsApp implements AutoCloseable {
     private final AtomicLong generation = new AtomicLong();
     private final DeadLetters deadLetters;
     private final AtomicLong rebalances = new AtomicLong();
-    /** Changelog records replayed into active stores, in all (a store without a committed offset replays all of it). */
+    /**
+     * Changelog records replayed into this instance's stores (global ones included), in all: a store without a
+     * committed offset replays its whole changelog.
+     */
     private final AtomicLong restoredRecords = new AtomicLong();
-    /** Records and store partitions restored since the last RUNNING, for its log line. */
-    private final AtomicLong restoredSinceRunning = new AtomicLong();
+    /** {@link #restoredRecords} when the last RUNNING was reported, and store partitions restored since. */
+    private long restoredAtLastReport;
     private final AtomicLong restoredPartitionsSinceRunning = new AtomicLong();
     /** Why this instance stopped processing for good (a state directory failure), once it has. */
     private final AtomicReference<String> failure = new AtomicReference<>();
@@ -149,7 +152,6 @@ public final class StreamsApp implements AutoCloseable {
         public void onBatchRestored(final TopicPartition partition, final String store, final long batchEndOffset,
                                     final long restored) {
             restoredRecords.addAndGet(restored);
-            restoredSinceRunning.addAndGet(restored);
         }
 
         @Override
@@ -159,15 +161,17 @@ public final class StreamsApp implements AutoCloseable {
         }
     }
 
-    private void reportRestores() {
-        final long records = restoredSinceRunning.getAndSet(0);
+    private synchronized void reportRestores() {
+        final long total = restoredRecords.get();
+        final long records = total - restoredAtLastReport;
+        restoredAtLastReport = total;
         final long stores = restoredPartitionsSinceRunning.getAndSet(0);
         if (records > 0) {
             LOG.info("restored {} changelog records into {} store partitions before running", records, stores);
         }
     }
 
-    /** Changelog records replayed into this instance's active stores since it started. */
+    /** Changelog records replayed into this instance's stores since it started. */
     public long restoredRecords() {
         return restoredRecords.get();
     }

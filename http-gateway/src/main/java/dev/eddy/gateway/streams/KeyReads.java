@@ -121,7 +121,7 @@ public final class KeyReads {
         } catch (final ApiError e) {
             return Future.failedFuture(e);
         }
-        final String address = owner.host().host() + ":" + owner.host().port();
+        final String address = Instances.address(owner.host());
         final Future<Optional<V>> active;
         if (address.equals(self.get())) {
             Future<Optional<V>> local;
@@ -152,7 +152,7 @@ public final class KeyReads {
             return Future.failedFuture(activeError);
         }
         for (final HostInfo host : standbys.get().hosts()) {
-            if ((host.host() + ":" + host.port()).equals(self.get())) {
+            if (Instances.address(host).equals(self.get())) {
                 try {
                     return Future.succeededFuture(readStale(app, store, standbys.get().partition(), key));
                 } catch (final ApiError e) {
@@ -318,7 +318,7 @@ public final class KeyReads {
         }
         final StreamsApp.Owner owner = owner(app, store, routingKey);
         // Never forwarded a second time: two instances with different views of a rebalance could bounce a read.
-        if (!(owner.host().host() + ":" + owner.host().port()).equals(self.get())) {
+        if (!Instances.address(owner.host()).equals(self.get())) {
             throw ApiError.unavailable("not_owner", "This instance no longer holds that key; retry.", RETRY_AFTER_SECONDS);
         }
         final Optional<?> value = readLocal(app, store, owner.partition(), key);

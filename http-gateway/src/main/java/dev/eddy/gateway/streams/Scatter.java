@@ -158,7 +158,7 @@ public final class Scatter {
             return Future.failedFuture(e);
         }
         final List<Future<P>> partials = new ArrayList<>();
-        owners.forEach((host, partitions) -> partials.add((host.host() + ":" + host.port()).equals(self.get())
+        owners.forEach((host, partitions) -> partials.add(Instances.address(host).equals(self.get())
                 ? vertx.executeBlocking(() -> readLocal(part, app, partitions, request, control), false)
                 : remote(kind, host, request, partitions, control).map(bytes -> part.decode(request, bytes))));
         return Future.all(partials).map(all -> {
@@ -289,7 +289,8 @@ public final class Scatter {
                         return Future.failedFuture(ApiError.timeout("The query did not finish within its time limit."));
                     }
                     return Future.failedFuture(ApiError.unavailable("instance_unreachable",
-                            "The instance holding part of the data (" + host.host() + ":" + host.port() + ") did not answer; retry shortly.", RETRY_AFTER_SECONDS));
+                            "The instance holding part of the data (" + Instances.address(host) + ") did not answer; retry shortly.",
+                            RETRY_AFTER_SECONDS));
                 })
                 .onComplete(done -> sample.stop(Timer.builder("eddy.scatter.partial").tag("kind", kind)
                         .description("Partials asked of other instances").publishPercentiles(0.5, 0.99).register(registry)));
@@ -306,8 +307,8 @@ public final class Scatter {
             case 400 -> ApiError.badRequest("invalid_input", detail(answer), null);
             // The other instance has no such partial: it runs an older version, as during a rolling upgrade. Retried
             // like a rebalance, since the upgrade replaces it; past the deadline the caller is told why.
-            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.host() + ":"
-                    + host.port() + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
+            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + Instances.address(host)
+                    + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
                 yield ApiError.internal();

@@ -28,7 +28,7 @@ public final class StreamsGauges {
         FunctionCounter.builder("eddy.streams.rebalances", app, StreamsApp::rebalances)
                 .description("Rebalances this instance went through").register(registry);
         FunctionCounter.builder("eddy.streams.restored.records", app, StreamsApp::restoredRecords)
-                .description("Changelog records replayed into this instance's active stores (a restart with its state "
+                .description("Changelog records replayed into this instance's stores (a restart with its state "
                         + "intact replays only what it had not stored)").register(registry);
         for (final String store : STORES) {
             Gauge.builder("eddy.store.entries", app, a -> entries(a, store)).tag("store", store)
