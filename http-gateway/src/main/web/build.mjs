@@ -3,7 +3,7 @@
 // (served with a year's cache), and shared-dashboard.html naming them (served with no-cache). Nothing is fetched
 // from elsewhere at run time.
 import * as esbuild from 'esbuild';
-import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { copyFile, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 
@@ -37,3 +37,18 @@ for (const file of [script, style]) {
   const bytes = await readFile(path.join(assets, file));
   console.log(`[web] ${file}: ${bytes.length} bytes, ${gzipSync(bytes).length} gzipped`);
 }
+
+// posthog-js's browser bundles, as PostHog's asset host serves them: the snippet loads array.js, and posthog-js loads
+// its extensions (surveys.js, ...) from api_host when its remote config asks it to. Only the files a browser loads:
+// every dist/*.js but the npm entry points (module*, main*), which bundlers import and browsers never fetch.
+const posthogJs = path.join(out, 'posthog-js');
+await rm(posthogJs, { recursive: true, force: true });
+await mkdir(posthogJs, { recursive: true });
+const dist = path.resolve('node_modules/posthog-js/dist');
+const bundles = (await readdir(dist)).filter((f) => f.endsWith('.js') && !/^(module|main)[.]/.test(f)).sort();
+for (const file of bundles) {
+  await copyFile(path.join(dist, file), path.join(posthogJs, file));
+}
+const { version } = JSON.parse(await readFile('node_modules/posthog-js/package.json', 'utf8'));
+await writeFile(path.join(posthogJs, 'bundles.json'), JSON.stringify({ version, files: bundles }, null, 2));
+console.log(`[web] posthog-js ${version}: ${bundles.length} browser bundles`);

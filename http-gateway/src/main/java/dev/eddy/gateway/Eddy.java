@@ -23,6 +23,8 @@ import dev.eddy.gateway.flags.FlagsService;
 import dev.eddy.gateway.flags.HashKeyOverrides;
 import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.flags.LocalEvaluationRoutes;
+import dev.eddy.gateway.sdk.PostHogJsBundles;
+import dev.eddy.gateway.sdk.RemoteConfigRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
@@ -282,6 +284,10 @@ public final class Eddy implements AutoCloseable {
             routes.add(flagRoutes, new DecideRoutes(tokens, failures,
                     new FlagsRateLimiter(config.rateLimits().flags(), registry), evaluation, geoIp)::mount);
             routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
+            // Before the shared page's assets, which share /static/.
+            final PostHogJsBundles bundles = PostHogJsBundles.load();
+            routes.add(bundles::mount);
+            routes.add(new RemoteConfigRoutes(tokens, failures, evaluation, bundles)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
             routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);

@@ -4,31 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.testing.Infrastructure;
+import dev.eddy.gateway.testing.NodeScripts;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.serde.Json;
-import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real posthog-node SDK (npm, pinned in src/test/node) against Eddy: it identifies a user and captures, then
- * asks for flags remotely ({@code /flags}) and evaluates them locally from {@code /flags/definitions}; both must
- * agree with {@code /decide}.
+ * The real posthog-node SDK (npm, pinned in src/test/js) against Eddy: it identifies a user and captures, then asks
+ * for flags remotely ({@code /flags}) and evaluates them locally from {@code /flags/definitions}; both must agree with
+ * {@code /decide}.
  */
 @ExtendWith(SharedInfrastructure.class)
 class PostHogNodeSdkIT {
@@ -37,18 +32,9 @@ class PostHogNodeSdkIT {
     @TempDir
     static Path stateDir;
     private static TestEddy eddy;
-    private static Path sdk;
 
     @BeforeAll
     static void start(final Infrastructure infra) throws Exception {
-        Assumptions.assumeTrue(available("node") && available("npm"), "node and npm are needed to run posthog-node");
-        sdk = Path.of(System.getProperty("user.dir"), "target", "node-sdk");
-        Files.createDirectories(sdk);
-        for (final String file : List.of("package.json", "package-lock.json", "sdk-check.mjs")) {
-            Files.copy(Path.of(System.getProperty("user.dir"), "src", "test", "node", file), sdk.resolve(file),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        run(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), Duration.ofMinutes(3));
         eddy = TestEddy.start(infra, stateDir, Map.of());
         for (final String body : List.of(
                 "{\"key\":\"pro-users\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}],"
@@ -92,28 +78,9 @@ class PostHogNodeSdkIT {
     }
 
     private static JsonNode sdk(final String mode, final String host, final String user) throws Exception {
-        final String out = run(List.of("node", "sdk-check.mjs", mode, host, eddy.projectToken(), eddy.personalKey(), user),
-                Duration.ofSeconds(60));
-        final String last = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("posthog-node printed no result:\n" + out));
-        return Json.mapper().readTree(last);
-    }
-
-    private static String run(final List<String> command, final Duration timeout) throws IOException, InterruptedException {
-        final Process process = new ProcessBuilder(new ArrayList<>(command)).directory(sdk.toFile()).redirectErrorStream(true).start();
-        final byte[] output = process.getInputStream().readAllBytes();
-        if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " failed:\n" + new String(output, StandardCharsets.UTF_8));
-        }
-        return new String(output, StandardCharsets.UTF_8);
-    }
-
-    private static boolean available(final String tool) {
-        try {
-            return new ProcessBuilder(tool, "--version").redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
-        } catch (final IOException | InterruptedException e) {
-            return false;
-        }
+        final NodeScripts.Run run = NodeScripts.run("posthog-node-check.mjs",
+                List.of(mode, host, eddy.projectToken(), eddy.personalKey(), user), Map.of(), Duration.ofSeconds(60));
+        assertThat(run.exitCode()).as("posthog-node-check.mjs %s; its output:%n%s", mode, run.output()).isZero();
+        return run.summary();
     }
 }

@@ -3,10 +3,9 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.gateway.testing.EddyIT;
+import dev.eddy.gateway.testing.NodeScripts;
 import dev.eddy.gateway.testing.TestEddy;
-import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,11 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shared dashboard page in headless Chromium: {@code src/test/web/shared-dashboard.e2e.mjs} (playwright-core,
+ * The shared dashboard page in headless Chromium: {@code src/test/js/shared-dashboard.e2e.mjs} (playwright-core,
  * Debian's {@code /usr/bin/chromium}, which {@code scripts/test} installs) opens a shared dashboard with a trend, a
  * funnel and a bold number tile, checks the exact values drawn, captures events and sees them appear without a
  * reload, and keeps a screenshot in {@code target/artifacts/shared-dashboard.png}. Never skipped: without Chromium or
@@ -71,33 +69,12 @@ class SharedDashboardBrowserIT extends EddyIT {
                 "DASHBOARD_NAME", NAME,
                 "EXPECTED", "{\"views\":3,\"funnel\":[2,1]}",
                 "SCREENSHOT", screenshot.toString());
-        final Path log = screenshot.resolveSibling("shared-dashboard-e2e.log");
-        final Process process = node(env, log);
-        final boolean finished = process.waitFor(SCRIPT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        if (!finished) {
-            process.destroyForcibly();
-        }
-        final String output = Files.readString(log, StandardCharsets.UTF_8);
-        System.out.println("shared-dashboard.e2e.mjs:\n" + output);
+        final NodeScripts.Run run = NodeScripts.run("shared-dashboard.e2e.mjs", List.of(), env, SCRIPT_TIMEOUT);
 
-        assertThat(finished).as("the browser script finished within %s", SCRIPT_TIMEOUT).isTrue();
-        assertThat(process.exitValue()).as("the browser script's exit code; its output:\n%s", output).isZero();
-        assertThat(output).contains("\"latencies_ms\"");
+        assertThat(run.exitCode()).as("the browser script's exit code (-1: stopped after %s); its output:%n%s", SCRIPT_TIMEOUT,
+                run.output()).isZero();
+        assertThat(run.summary().has("latencies_ms")).isTrue();
         assertThat(Files.size(screenshot)).as("the screenshot").isGreaterThan(10_000);
-    }
-
-    /** Runs the browser script, its output (both streams) into {@code log}. */
-    private static Process node(final Map<String, String> env, final Path log) throws IOException {
-        Files.createDirectories(log.getParent());
-        final ProcessBuilder builder = new ProcessBuilder("node", "src/test/web/shared-dashboard.e2e.mjs")
-                .directory(Path.of(System.getProperty("user.dir")).toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        builder.environment().putAll(env);
-        try {
-            return builder.start();
-        } catch (final IOException e) {
-            throw new AssertionError("node is needed to drive Chromium (the build's npm step needs it too)", e);
-        }
     }
 
     /** An event of {@code person}, {@code secondsAgo} before now. */

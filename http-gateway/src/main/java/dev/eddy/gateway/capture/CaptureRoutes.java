@@ -11,13 +11,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.CorsHandler;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +43,7 @@ public final class CaptureRoutes {
     private static final List<String> EVENT_PATHS = List.of("/capture", "/e", "/i/v0/e", "/track", "/engage");
     private static final String BATCH_PATH = "/batch";
     private static final String ENGAGE_PATH = "/engage";
-    private static final String FORM = "application/x-www-form-urlencoded";
+    private static final Instant EARLIEST_CLOCK = Instant.parse("2021-01-01T00:00:00Z");
 
     private final ProjectTokens tokens;
     private final AuthFailureLimiter failures;
@@ -90,7 +88,7 @@ public final class CaptureRoutes {
     }
 
     private void capture(final RoutingContext ctx, final boolean engage) {
-        final CaptureRequest request = CaptureRequest.parse(decoder.decode(raw(ctx)));
+        final CaptureRequest request = CaptureRequest.parse(decoder.decode(RequestPayload.of(ctx)));
         final String token = request.token().orElseThrow(() -> ApiError.unauthenticated("missing_api_key",
                 "API key not provided. You can find your project API key in your project settings."));
         final Instant now = Instant.now();
@@ -153,35 +151,17 @@ public final class CaptureRoutes {
         return records;
     }
 
-    /** The payload as sent: the body, or the {@code data} field of a form or a GET query. */
-    private static PayloadDecoder.Raw raw(final RoutingContext ctx) {
-        final Optional<String> queryCompression = Optional.ofNullable(ctx.queryParams().get("compression"));
-        final Optional<String> encoding = Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_ENCODING));
-        if (ctx.request().method() == HttpMethod.GET) {
-            return field(ctx.queryParams().get("data"), queryCompression.or(() -> encoding));
-        }
-        final String contentType = Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)).orElse("");
-        // `curl -d '{...}'` labels a raw JSON body as a form: without a `data` field the body itself is the payload.
-        if (contentType.regionMatches(true, 0, FORM, 0, FORM.length()) && ctx.request().getFormAttribute("data") != null) {
-            return field(ctx.request().getFormAttribute("data"),
-                    queryCompression.or(() -> Optional.ofNullable(ctx.request().getFormAttribute("compression")))
-                            .or(() -> encoding));
-        }
-        final byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
-        return new PayloadDecoder.Raw(body, queryCompression.or(() -> encoding), false);
-    }
-
-    private static PayloadDecoder.Raw field(final String data, final Optional<String> compression) {
-        return new PayloadDecoder.Raw(data == null ? new byte[0] : data.getBytes(StandardCharsets.UTF_8), compression, true);
-    }
-
-    /** Old SDKs send the client's clock as {@code ?_=<epoch millis>}. */
+    /**
+     * The client's clock from the query, for requests whose body has no {@code sent_at}: {@code sent_at} or, from old
+     * SDKs, {@code _}, in epoch milliseconds. As in PostHog's capture, a value before 2021 is no clock (seconds, say).
+     */
     private static Optional<Instant> legacySentAt(final RoutingContext ctx) {
-        final String millis = ctx.queryParams().get("_");
-        if (millis == null || !millis.matches("\\d{10,16}")) {
+        final String millis = Optional.ofNullable(ctx.queryParams().get("sent_at")).orElse(ctx.queryParams().get("_"));
+        if (millis == null || !millis.matches("\\d{1,16}")) {
             return Optional.empty();
         }
-        return Optional.of(Instant.ofEpochMilli(Long.parseLong(millis)));
+        final Instant sent = Instant.ofEpochMilli(Long.parseLong(millis));
+        return sent.isAfter(EARLIEST_CLOCK) ? Optional.of(sent) : Optional.empty();
     }
 
     private Counter counter(final Map<String, Counter> counters, final String name, final String tag, final String value) {

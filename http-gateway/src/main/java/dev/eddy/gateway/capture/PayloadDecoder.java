@@ -12,10 +12,13 @@ import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Turns what an SDK sent into JSON bytes, the ways PostHog's capture accepts: a raw body (JSON, or base64 of
- * JSON), a form or query field {@code data=}, compressed with gzip (announced by {@code compression=gzip},
- * {@code gzip-js}, {@code Content-Encoding: gzip}, or only by gzip's magic bytes, as the newest posthog-js sends
- * it) or with lz-string ({@code compression=lz64}). Every expansion is bounded by {@code maxDecodedBytes}.
+ * Turns what an SDK sent into JSON bytes, the ways PostHog's capture and flags services accept it (their Rust
+ * {@code capture} and {@code feature-flags} decoders): a raw body (JSON, or base64 of JSON, as {@code text/plain} from
+ * {@code sendBeacon} too), a form or query field {@code data=} (base64 or JSON), compressed with gzip (announced by
+ * {@code compression=gzip}/{@code gzip-js} or {@code Content-Encoding: gzip}, or only by gzip's magic bytes, as the
+ * newest posthog-js sends it) or with lz-string ({@code compression=lz64}/{@code lz-string}); {@code compression=base64}
+ * (or {@code b64}) announces base64. A compression name PostHog does not know is no hint, as in PostHog's capture: the
+ * bytes say what they are. Every expansion is bounded by {@code maxDecodedBytes}.
  */
 public final class PayloadDecoder {
     private static final int GZIP_MAGIC_0 = 0x1f;
@@ -27,11 +30,40 @@ public final class PayloadDecoder {
         this.maxDecodedBytes = maxDecodedBytes;
     }
 
+    /** What a {@code compression} hint announces. */
+    public enum Compression {
+        GZIP, LZ_STRING, BASE64, NONE;
+
+        /** PostHog's names, in any case; anything else announces nothing. */
+        public static Compression of(final String name) {
+            return switch (name == null ? "" : name.trim().toLowerCase(Locale.ROOT)) {
+                case "gzip", "gzip-js" -> GZIP;
+                case "lz64", "lz-string" -> LZ_STRING;
+                case "base64", "b64" -> BASE64;
+                default -> NONE;
+            };
+        }
+
+        /**
+         * The first candidate that names a compression, as PostHog weighs them: the query's {@code compression}, then
+         * the form's, then {@code Content-Encoding}.
+         */
+        @SafeVarargs
+        public static Optional<String> firstKnown(final Optional<String>... candidates) {
+            for (final Optional<String> candidate : candidates) {
+                if (candidate.isPresent() && of(candidate.get()) != NONE) {
+                    return candidate;
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
     /**
      * What arrived.
      *
      * @param body            raw body, or the {@code data} field's value when the request was a form or a GET
-     * @param compression     {@code compression} from the query or the form, else {@code Content-Encoding}
+     * @param compression     the compression hint (see {@link Compression#firstKnown})
      * @param fromField       whether {@code body} came from a {@code data=} field (text, maybe base64)
      */
     public record Raw(byte[] body, Optional<String> compression, boolean fromField) {
@@ -43,20 +75,27 @@ public final class PayloadDecoder {
         if (data.length == 0) {
             throw ApiError.badRequest("no_data", "No data found. Make sure to use a POST request with a body.", null);
         }
-        final String compression = raw.compression().map(c -> c.trim().toLowerCase(Locale.ROOT)).orElse("");
-        if ("lz64".equals(compression)) {
+        final Compression hint = raw.compression().map(Compression::of).orElse(Compression.NONE);
+        if (hint == Compression.LZ_STRING && !looksLikeJson(data)) {
             return lz64(data);
         }
-        if (raw.fromField() && !looksLikeJson(data) && !isGzip(data)) {
-            // Form and query fields carry base64 (spaces are '+' that URL decoding turned into spaces).
-            data = base64(data).orElseThrow(() -> invalid("data is neither JSON nor base64"));
+        if (!looksLikeJson(data) && !isGzip(data)) {
+            // Base64: announced, in a form field (posthog-js's sendBeacon and flags fallback), or recognised by its
+            // alphabet in a raw body (older SDKs send it as text/plain without a word).
+            final Optional<byte[]> decoded = base64(data);
+            if (decoded.isPresent()) {
+                data = decoded.get();
+            } else if (hint == Compression.BASE64 || raw.fromField()) {
+                throw invalid("data is neither JSON nor base64");
+            }
         }
-        if ("gzip".equals(compression) || "gzip-js".equals(compression) || isGzip(data)) {
+        if (isGzip(data)) {
             data = gunzip(data);
-        } else if (!compression.isEmpty() && !"identity".equals(compression)) {
-            throw ApiError.badRequest("invalid_payload", "Unknown compression '" + compression + "'.", "compression");
+        } else if (hint == Compression.GZIP && !looksLikeJson(data)) {
+            throw invalid("data is not gzip");
         }
         if (!looksLikeJson(data)) {
+            // Some SDKs base64 a payload twice (PostHog's capture unwraps the second layer on its legacy paths).
             data = base64(data).filter(PayloadDecoder::looksLikeJson).orElse(data);
         }
         return data;

@@ -9,11 +9,13 @@ import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.capture.PayloadDecoder;
+import dev.eddy.gateway.capture.RequestPayload;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.sdk.RemoteConfig;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -26,16 +28,20 @@ import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The public flag endpoints SDKs call, authenticated by the project API key in the body ({@code token} or
- * {@code api_key}): {@code POST /decide/?v=2|3} (v4 and later answer like {@code /flags?v=2}) and
- * {@code POST /flags/?v=1|2}. Bodies may be JSON, base64 or gzip, as for capture.
+ * The public flag endpoints SDKs call, authenticated by the project API key in the body ({@code token},
+ * {@code $token} or {@code api_key}): {@code POST /decide/?v=2|3} (v4 and later answer like {@code /flags?v=2}) and
+ * {@code POST /flags/?v=1|2}, with PostHog's configuration keys ({@link RemoteConfig}) in every {@code /decide} answer
+ * and in {@code /flags} answers asked with {@code config=true} (or with neither {@code v} nor {@code config}, which
+ * PostHog reads as {@code v=2&config=true}). Bodies are read like capture's ({@link RequestPayload}): JSON, gzip, base64,
+ * or a form's base64 {@code data=} as posthog-js sends when it has not learnt that gzip is accepted. The request may
+ * restrict the flags evaluated ({@code flag_keys}) or ask for none ({@code disable_flags}, for the configuration
+ * alone). A {@code GET} evaluates nothing and answers the empty shape, a {@code HEAD} 200, as PostHog's flags service.
  */
 public final class DecideRoutes {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
@@ -64,69 +70,117 @@ public final class DecideRoutes {
 
     public void mount(final Router router) {
         for (final String path : List.of("/decide", "/flags")) {
-            router.route(path).method(HttpMethod.POST).method(HttpMethod.OPTIONS)
+            final boolean flagsEndpoint = "/flags".equals(path);
+            router.route(path).method(HttpMethod.POST).method(HttpMethod.GET).method(HttpMethod.HEAD).method(HttpMethod.OPTIONS)
                     .handler(PublicCors.handler())
                     .handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES))
-                    .handler(ctx -> answer(ctx, "/flags".equals(path)));
+                    .handler(ctx -> {
+                        final Shape shape = Shape.of(ctx, flagsEndpoint);
+                        switch (ctx.request().method().name()) {
+                            case "HEAD" -> ctx.response().end();
+                            case "GET" -> send(ctx, shape, FlagsService.Evaluation.NONE);
+                            default -> answer(ctx, shape);
+                        }
+                    });
         }
     }
 
-    private void answer(final RoutingContext ctx, final boolean flagsEndpoint) {
-        final int version = version(ctx);
-        final ObjectNode body = body(ctx);
-        final String token = token(body).orElseThrow(() -> ApiError.unauthenticated("missing_api_key",
-                "API key not provided. You can find your project API key in your project settings."));
-        final JsonNode id = body.get("distinct_id");
-        if (id == null || id.isNull() || id.isContainerNode() || id.asText().isBlank()) {
-            throw ApiError.badRequest("missing_distinct_id", "Decide requires a distinct_id.", "distinct_id");
+    /**
+     * How the answer is written.
+     *
+     * @param flagsV2 the flags-v2 shape ({@code flags: {key: {...}}}), else the legacy one ({@code featureFlags})
+     * @param everyFlag in the legacy shape, every flag with its value (v3 and later), else only enabled ones (v2)
+     * @param config whether the configuration keys are added
+     */
+    record Shape(boolean flagsV2, boolean everyFlag, boolean config) {
+        static Shape of(final RoutingContext ctx, final boolean flagsEndpoint) {
+            final String v = Optional.ofNullable(ctx.queryParams().get("v")).orElse(ctx.queryParams().get("version"));
+            final String config = ctx.queryParams().get("config");
+            if (!flagsEndpoint) {
+                final int version = version(v);
+                return new Shape(version >= 4, version >= 3, true);
+            }
+            if (v == null && config == null) {
+                return new Shape(true, true, true);
+            }
+            return new Shape(version(v) >= 2, true, config != null && !FALSE.contains(config.trim().toLowerCase(java.util.Locale.ROOT)));
         }
-        final String distinctId = id.asText();
+
+        private static int version(final String v) {
+            try {
+                return v == null ? 1 : Integer.parseInt(v.trim());
+            } catch (final NumberFormatException e) {
+                return 1;
+            }
+        }
+    }
+
+    /** What PostHog's flags service reads as {@code config=false}; a bare {@code config} or any other value is true. */
+    private static final java.util.Set<String> FALSE = java.util.Set.of("false", "0", "no", "off");
+
+    private void answer(final RoutingContext ctx, final Shape shape) {
+        final ObjectNode body = body(ctx);
+        final String token = text(body, "token", "$token", "api_key").orElseThrow(() -> ApiError.unauthenticated("missing_api_key",
+                "API key not provided. You can find your project API key in your project settings."));
+        final String distinctId = text(body, "distinct_id", "$distinct_id").orElseThrow(() ->
+                ApiError.badRequest("missing_distinct_id", "Decide requires a distinct_id.", "distinct_id"));
         limiter.check(token).ifPresent(limited -> {
             throw limited;
         });
+        final boolean disabled = body.path("disable_flags").asBoolean(false);
         tokens.authenticate(token, AuthFailureLimiter.address(ctx), failures, Vertx.currentContext())
                 .recover(e -> Future.failedFuture(e instanceof ApiError refused ? refused : ApiError.unavailable("database_unavailable",
                         "Cannot check the project API key right now; retry.", RETRY_AFTER_SECONDS)))
-                .compose(project -> project.isPresent()
-                        ? flags.evaluate(new FlagsService.Request(project.get(), token, distinctId, anonDistinctId(body),
-                                groups(body), personProperties(ctx, body), groupProperties(body)))
-                        : Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
-                                "Project API key invalid. You can find your project API key in your project settings.")))
-                .onSuccess(evaluation -> {
-                    if (flagsEndpoint ? version >= 2 : version >= 4) {
-                        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON).end(flagsShape(evaluation));
-                    } else {
-                        Responses.json(ctx, 200, decideShape(evaluation, flagsEndpoint || version >= 3));
-                    }
-                })
+                .compose(project -> project.isEmpty()
+                        ? Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
+                                "Project API key invalid. You can find your project API key in your project settings."))
+                        : disabled ? Future.succeededFuture(FlagsService.Evaluation.NONE)
+                        : flags.evaluate(new FlagsService.Request(project.get(), token, distinctId, anonDistinctId(body),
+                                groups(body), personProperties(ctx, body), groupProperties(body), flagKeys(body))))
+                .onSuccess(evaluation -> send(ctx, shape, evaluation))
                 .onFailure(ctx::fail);
     }
 
-    /** {@code /decide} v2 (enabled flags only) and v3 (every flag, payloads). */
-    private static Map<String, Object> decideShape(final FlagsService.Evaluation evaluation, final boolean everyFlag) {
-        final Map<String, Object> featureFlags = new LinkedHashMap<>();
-        final Map<String, Object> payloads = new LinkedHashMap<>();
+    private static void send(final RoutingContext ctx, final Shape shape, final FlagsService.Evaluation evaluation) {
+        if (shape.flagsV2()) {
+            ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON).end(flagsShape(evaluation, shape.config()));
+        } else {
+            Responses.json(ctx, 200, decideShape(evaluation, shape.everyFlag(), shape.config()));
+        }
+    }
+
+    /**
+     * The legacy shape: {@code /decide} v2 (enabled flags only) and v3, {@code /flags} v1 (every flag, payloads of the
+     * enabled ones).
+     */
+    private static ObjectNode decideShape(final FlagsService.Evaluation evaluation, final boolean everyFlag, final boolean config) {
+        final ObjectNode body = Json.mapper().createObjectNode();
+        body.put("errorsWhileComputingFlags", evaluation.errors());
+        final ObjectNode featureFlags = body.putObject("featureFlags");
+        final ObjectNode payloads = body.putObject("featureFlagPayloads");
         for (final FlagEvaluator.Result r : evaluation.results()) {
             if (everyFlag || r.enabled()) {
-                featureFlags.put(r.key(), r.value());
+                featureFlags.set(r.key(), Json.mapper().valueToTree(r.value()));
             }
             if (r.enabled()) {
-                r.payload().ifPresent(p -> payloads.put(r.key(), p));
+                r.payload().ifPresent(p -> payloads.set(r.key(), p));
             }
         }
-        final Map<String, Object> body = new LinkedHashMap<>();
-        body.put("config", Map.of("enable_collect_everything", true));
-        body.put("toolbarParams", Map.of());
-        body.put("errorsWhileComputingFlags", evaluation.errors());
-        body.put("isAuthenticated", false);
-        body.put("supportedCompression", List.of("gzip", "gzip-js"));
-        body.put("featureFlags", featureFlags);
-        body.put("featureFlagPayloads", payloads);
-        body.put("sessionRecording", false);
-        body.put("capturePerformance", false);
-        body.put("autocapture_opt_out", false);
-        body.put("siteApps", List.of());
+        body.put("requestId", UUID.randomUUID().toString());
+        if (config) {
+            RemoteConfig.addToFlagsAnswer(body);
+        }
         return body;
+    }
+
+    /** The configuration keys as JSON object members, the same for every project: written once. */
+    private static final byte[] CONFIG_MEMBERS = configMembers();
+
+    private static byte[] configMembers() {
+        final ObjectNode config = Json.mapper().createObjectNode();
+        RemoteConfig.addToFlagsAnswer(config);
+        final byte[] object = config.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return java.util.Arrays.copyOfRange(object, 1, object.length - 1);
     }
 
     /**
@@ -134,9 +188,9 @@ public final class DecideRoutes {
      * answer Eddy gives: each flag's entry is the same bytes for every user who gets the same outcome, so entries are
      * written once per (flag version, outcome) and the answer is their concatenation.
      */
-    static Buffer flagsShape(final FlagsService.Evaluation evaluation) {
+    static Buffer flagsShape(final FlagsService.Evaluation evaluation, final boolean config) {
         final byte[][] entries = new byte[evaluation.results().size()][];
-        int size = 128;
+        int size = 128 + (config ? CONFIG_MEMBERS.length : 0);
         for (int i = 0; i < entries.length; i++) {
             final FlagEvaluator.Result r = evaluation.results().get(i);
             final FlagDefinition definition = evaluation.definitions().get(r.key());
@@ -152,8 +206,11 @@ public final class DecideRoutes {
             }
             out.appendBytes(entries[i]);
         }
-        out.appendString("},\"requestId\":\"").appendString(UUID.randomUUID().toString()).appendString("\"}");
-        return out;
+        out.appendString("},\"requestId\":\"").appendString(UUID.randomUUID().toString()).appendString("\"");
+        if (config) {
+            out.appendByte((byte) ',').appendBytes(CONFIG_MEMBERS);
+        }
+        return out.appendByte((byte) '}');
     }
 
     /**
@@ -244,10 +301,7 @@ public final class DecideRoutes {
     }
 
     private ObjectNode body(final RoutingContext ctx) {
-        final byte[] raw = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
-        final Optional<String> compression = Optional.ofNullable(ctx.queryParams().get("compression"))
-                .or(() -> Optional.ofNullable(ctx.request().getHeader(HttpHeaders.CONTENT_ENCODING)));
-        final byte[] json = decoder.decode(new PayloadDecoder.Raw(raw, compression, false));
+        final byte[] json = decoder.decode(RequestPayload.of(ctx));
         try {
             final JsonNode node = Json.mapper().readTree(json);
             if (node == null || !node.isObject()) {
@@ -261,22 +315,30 @@ public final class DecideRoutes {
         }
     }
 
-    private static Optional<String> token(final ObjectNode body) {
-        for (final String field : new String[] {"token", "api_key", "$token"}) {
-            if (body.path(field).isTextual() && !body.get(field).asText().isBlank()) {
-                return Optional.of(body.get(field).asText().trim());
+    /** The first of {@code fields} holding a non-blank string or number, trimmed (PostHog's aliases of a field). */
+    private static Optional<String> text(final ObjectNode body, final String... fields) {
+        for (final String field : fields) {
+            final JsonNode value = body.get(field);
+            if (value != null && (value.isTextual() || value.isNumber()) && !value.asText().isBlank()) {
+                return Optional.of(value.asText().trim());
             }
         }
         return Optional.empty();
     }
 
-    private static int version(final RoutingContext ctx) {
-        final String v = ctx.queryParams().get("v");
-        try {
-            return v == null ? 1 : Integer.parseInt(v.trim());
-        } catch (final NumberFormatException e) {
-            return 1;
+    /** The flags the request restricts the answer to ({@code flag_keys}), if it does. */
+    private static Optional<java.util.Set<String>> flagKeys(final ObjectNode body) {
+        final JsonNode keys = body.get("flag_keys");
+        if (keys == null || !keys.isArray()) {
+            return Optional.empty();
         }
+        final java.util.Set<String> wanted = new java.util.HashSet<>();
+        keys.forEach(key -> {
+            if (key.isTextual()) {
+                wanted.add(key.asText());
+            }
+        });
+        return Optional.of(wanted);
     }
 
     private static Optional<String> anonDistinctId(final ObjectNode body) {
@@ -294,13 +356,13 @@ public final class DecideRoutes {
                 ? Json.mapper().createObjectNode()
                 : geoIp.flagProperties(GeoIp.clientIp(ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().host(),
                         ctx.request().getHeader("X-Forwarded-For")));
-        properties.setAll(object(body.get("person_properties")));
+        properties.setAll(object(body.has("person_properties") ? body.get("person_properties") : body.get("$properties")));
         return properties;
     }
 
     private static Map<String, String> groups(final ObjectNode body) {
         final Map<String, String> groups = new HashMap<>();
-        final JsonNode given = body.path("groups");
+        final JsonNode given = body.has("groups") ? body.path("groups") : body.path("$groups");
         for (final Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext();) {
             final Map.Entry<String, JsonNode> group = it.next();
             if (group.getValue().isValueNode() && !group.getValue().isNull()) {

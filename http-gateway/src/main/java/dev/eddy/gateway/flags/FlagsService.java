@@ -83,9 +83,11 @@ public final class FlagsService {
      * @param personProperties overrides of the person's properties ({@code $geoip_*} and the request's own)
      * @param groups           group type name to group key
      * @param groupProperties  group type name to property overrides
+     * @param flagKeys         the only flags to evaluate, when the request names them ({@code flag_keys})
      */
     public record Request(long projectId, String token, String distinctId, Optional<String> anonDistinctId,
-                          Map<String, String> groups, ObjectNode personProperties, Map<String, ObjectNode> groupProperties) {
+                          Map<String, String> groups, ObjectNode personProperties, Map<String, ObjectNode> groupProperties,
+                          Optional<java.util.Set<String>> flagKeys) {
     }
 
     /**
@@ -93,6 +95,8 @@ public final class FlagsService {
      * @param errors   whether some flags could not be computed (left out of {@code results})
      */
     public record Evaluation(List<FlagEvaluator.Result> results, Map<String, FlagDefinition> definitions, boolean errors) {
+        /** No flag evaluated (the request asked for none). */
+        public static final Evaluation NONE = new Evaluation(List.of(), Map.of(), false);
     }
 
     /**
@@ -164,6 +168,9 @@ public final class FlagsService {
         boolean errors = false;
         for (final Flag entry : flags.active()) {
             final FlagDefinition flag = entry.definition();
+            if (request.flagKeys().isPresent() && !request.flagKeys().get().contains(flag.key())) {
+                continue;
+            }
             // Without the person (or, for continuity, its hash key), a flag cannot be answered truthfully.
             if (entry.needsPerson() && !inputs.person().readable()
                     || flag.ensureExperienceContinuity() && inputs.overrides().isEmpty()) {
@@ -225,6 +232,11 @@ public final class FlagsService {
                     .ifPresent(t -> t.types().forEach((name, index) -> byIndex.put(Integer.toString(index), name)));
             return byIndex;
         }));
+    }
+
+    /** Whether the project has a live, active flag (remote config's {@code hasFeatureFlags}). */
+    public Future<Boolean> hasActiveFlags(final long projectId) {
+        return definitions(projectId).map(flags -> !flags.active().isEmpty());
     }
 
     /** The project's live, active flags (cached for {@link #DEFINITIONS_TTL}). */

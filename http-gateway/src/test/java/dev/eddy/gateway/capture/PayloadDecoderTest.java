@@ -59,7 +59,39 @@ class PayloadDecoderTest {
         assertBadRequest("not-gzip".getBytes(StandardCharsets.UTF_8), "gzip", false);
         assertBadRequest(new byte[] {0x1f, (byte) 0x8b, 8, 0, 1, 2, 3}, null, false);
         assertBadRequest("@@@@".getBytes(StandardCharsets.UTF_8), "lz64", true);
-        assertBadRequest(JSON.getBytes(StandardCharsets.UTF_8), "brotli", false);
+        assertBadRequest("@@@@".getBytes(StandardCharsets.UTF_8), "base64", false);
+    }
+
+    @Test
+    void base64IsReadWhetherAnnouncedOrNot() throws IOException {
+        final byte[] b64 = Base64.getEncoder().encode(JSON.getBytes(StandardCharsets.UTF_8));
+        // posthog-js without gzip: POST /flags/?v=2&compression=base64 and /e/?compression=base64 with data=<base64>.
+        assertThat(decode(b64, "base64", true)).isEqualTo(JSON);
+        assertThat(decode(b64, "b64", false)).isEqualTo(JSON);
+        assertThat(decode(b64, "BASE64", false)).isEqualTo(JSON);
+        // Older SDKs: base64 as a text/plain body, with nothing said.
+        assertThat(decode(b64, null, false)).isEqualTo(JSON);
+        // gzip inside a base64 field.
+        assertThat(decode(Base64.getEncoder().encode(gzip(JSON.getBytes(StandardCharsets.UTF_8))), null, true)).isEqualTo(JSON);
+        // Twice base64, which PostHog's capture unwraps too.
+        assertThat(decode(Base64.getEncoder().encode(b64), null, false)).isEqualTo(JSON);
+    }
+
+    @Test
+    void aCompressionPostHogDoesNotKnowIsNoHintAndTheBytesSayWhatTheyAre() throws IOException {
+        assertThat(decode(JSON.getBytes(StandardCharsets.UTF_8), "brotli", false)).isEqualTo(JSON);
+        assertThat(decode(gzip(JSON.getBytes(StandardCharsets.UTF_8)), "", false)).isEqualTo(JSON);
+        assertThat(PayloadDecoder.Compression.firstKnown(Optional.of("brotli"), Optional.empty(), Optional.of("gzip")))
+                .contains("gzip");
+        assertThat(PayloadDecoder.Compression.of("lz-string")).isEqualTo(PayloadDecoder.Compression.LZ_STRING);
+        assertThat(PayloadDecoder.Compression.of("gzip-js")).isEqualTo(PayloadDecoder.Compression.GZIP);
+        assertThat(PayloadDecoder.Compression.of(null)).isEqualTo(PayloadDecoder.Compression.NONE);
+    }
+
+    @Test
+    void jsonAnnouncedAsGzipIsStillJsonButGarbageIsNot() {
+        assertThat(decode(JSON.getBytes(StandardCharsets.UTF_8), "gzip", false)).isEqualTo(JSON);
+        assertBadRequest("not-gzip".getBytes(StandardCharsets.UTF_8), "gzip", false);
     }
 
     @Test

@@ -27,7 +27,15 @@ class FlagsShapeTest {
                         + "\"payloads\":{\"test\":\"[1,2]\"}}")), true);
 
         for (int round = 0; round < 2; round++) {
-            final JsonNode answer = Json.mapper().readTree(DecideRoutes.flagsShape(evaluation).getBytes());
+            // The second round from the cached entries, with the configuration keys (config=true).
+            final boolean config = round == 1;
+            final JsonNode answer = Json.mapper().readTree(DecideRoutes.flagsShape(evaluation, config).getBytes());
+            assertThat(answer.has("supportedCompression")).isEqualTo(config);
+            if (config) {
+                assertThat(answer.get("supportedCompression").toString()).isEqualTo("[\"gzip\",\"gzip-js\"]");
+                assertThat(answer.get("sessionRecording").asBoolean(true)).isFalse();
+                assertThat(answer.get("config").get("enable_collect_everything").asBoolean()).isTrue();
+            }
             assertThat(answer.get("errorsWhileComputingFlags").asBoolean()).isTrue();
             assertThat(answer.get("requestId").asText()).hasSize(36);
             final JsonNode flags = answer.get("flags");
@@ -66,9 +74,9 @@ class FlagsShapeTest {
     void aNewVersionOfAFlagIsWrittenAfresh() throws Exception {
         final String filters = "{\"groups\":[{\"properties\":[],\"rollout_percentage\":100}],\"payloads\":{\"true\":\"old\"}}";
         final JsonNode before = Json.mapper().readTree(DecideRoutes.flagsShape(
-                evaluate("bob", List.of(flag(9, "versioned", 1, filters)), false)).getBytes());
+                evaluate("bob", List.of(flag(9, "versioned", 1, filters)), false), false).getBytes());
         final JsonNode after = Json.mapper().readTree(DecideRoutes.flagsShape(evaluate("bob",
-                List.of(flag(9, "versioned", 2, filters.replace("old", "new"))), false)).getBytes());
+                List.of(flag(9, "versioned", 2, filters.replace("old", "new"))), false), false).getBytes());
         assertThat(before.get("flags").get("versioned").get("metadata").get("payload").asText()).isEqualTo("old");
         assertThat(after.get("flags").get("versioned").get("metadata").get("payload").asText()).isEqualTo("new");
         assertThat(after.get("flags").get("versioned").get("metadata").get("version").asLong()).isEqualTo(2);

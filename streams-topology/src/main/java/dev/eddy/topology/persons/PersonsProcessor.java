@@ -5,6 +5,7 @@ import dev.eddy.events.CapturedEvent;
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.persons.IdentityCommand;
 import dev.eddy.persons.PersonCommand;
+import dev.eddy.persons.PersonIds;
 import dev.eddy.persons.PersonMerge;
 import dev.eddy.persons.PersonState;
 import dev.eddy.persons.PropertyUpdates;
@@ -67,6 +68,7 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
             if (!add.personId().equals(add.mappedTo())) {
                 remap(record, base.token(), add.projectId(), add.distinctId(), add.personId());
             }
+            followPersonless(record, add);
         } else if (command instanceof PersonCommand.MarkIdentified mark) {
             if (person != null) {
                 persons.put(key, person.identified());
@@ -141,6 +143,23 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         for (final String distinctId : source.distinctIds()) {
             remap(record, merged.token(), merged.projectId(), distinctId, merged.uuid());
         }
+    }
+
+    /**
+     * The events a distinct id sent without person processing before it joined a person ({@code $process_person_profile:
+     * false}: posthog-js's default {@code identified_only} mode sends a visitor's events so until {@code identify}) are
+     * stored under the person uuid PostHog gives them, {@code uuidv5(project:distinct id)}. They follow the distinct id
+     * to its person as a merge of that uuid, as PostHog's override of a personless distinct id makes its queries count
+     * them for the person: a funnel from an anonymous first visit to a signup converts. A distinct id that sent nothing
+     * moves nothing; the redirect still catches such events still on their way.
+     */
+    private void followPersonless(final Record<String, ?> record, final PersonCommand.AddDistinctId add) {
+        final String personless = PersonIds.personUuid(add.projectId(), add.distinctId());
+        if (personless.equals(add.personId())) {
+            return;
+        }
+        context.forward(record.withKey(Keys.scoped(add.projectId(), personless)).withValue(new PersonMerge(PersonMerge.VERSION,
+                add.projectId(), personless, add.personId(), List.of(add.distinctId()), add.timestamp())), TO_MERGES);
     }
 
     private void remap(final Record<String, ?> record, final String token, final long project, final String distinctId,

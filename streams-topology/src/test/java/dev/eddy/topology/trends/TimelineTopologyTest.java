@@ -56,6 +56,39 @@ class TimelineTopologyTest extends TopologyTest {
                 .containsExactly("anon", "anon", "user", "user", "anon");
     }
 
+    /**
+     * posthog-js's default ({@code person_profiles: identified_only}): a visitor's events go without person processing
+     * until {@code identify}, then follow the distinct id to the identified person, as PostHog's override of a
+     * personless distinct id attributes them.
+     */
+    @Test
+    void personlessEventsBeforeIdentifyJoinTheIdentifiedPersonsTimeline() {
+        final String personless = "{\"$process_person_profile\":false}";
+        final CapturedEvent view = t.send("visitor", "$pageview", personless);
+        t.send("visitor", "clicked", personless);
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"visitor\",\"$set\":{\"email\":\"u@example.com\"}}");
+        t.send("visitor", "after", personless);
+        // One enriched for the visitor's personless uuid before the identify, delivered after it.
+        t.sendEnriched(new EnrichedEvent(EnrichedEvent.VERSION, t.event("visitor", "late", personless), uuidOf("visitor"),
+                TopologyFixture.json("{}"), null, true, Map.of()));
+
+        assertThat(t.personOf("visitor").uuid()).isEqualTo(uuidOf("user"));
+        assertThat(t.timeline(uuidOf("visitor"))).as("nothing stays under the personless uuid").isEmpty();
+        assertThat(t.timeline(uuidOf("user"))).extracting(TimelineEvent::event)
+                .containsExactly("$pageview", "clicked", "$identify", "after", "late");
+        assertThat(count("$pageview", view.timestamp())).isEqualTo(1);
+        assertThat(markedPersons("$pageview", view.timestamp())).containsExactly(uuidOf("user"));
+    }
+
+    @Test
+    void personlessEventsOfADistinctIdThatNeverJoinsAPersonStayUnderItsPersonlessUuid() {
+        t.send("drifter", "$pageview", "{\"$process_person_profile\":false}");
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"someone-else\"}");
+
+        assertThat(t.timeline(uuidOf("drifter"))).extracting(TimelineEvent::event).containsExactly("$pageview");
+        assertThat(t.timeline(uuidOf("user"))).extracting(TimelineEvent::event).containsExactly("$identify");
+    }
+
     @Test
     void anEventOfAMergedAwayPersonArrivingLateFollowsTheMergeAndDuplicatesCollapse() {
         final CapturedEvent anonEvent = t.send("anon", "$pageview", "{}");

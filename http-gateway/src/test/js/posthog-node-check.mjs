@@ -1,5 +1,5 @@
 // Drives the real posthog-node SDK against Eddy, as an application would, and prints what it saw as JSON.
-// Usage: node sdk-check.mjs identify|flags <host> <project token> <personal API key> <distinct id>
+// Usage: node posthog-node-check.mjs identify|flags <host> <project token> <personal API key> <distinct id>
 import { PostHog } from 'posthog-node'
 
 const [mode, host, token, personalKey, distinctId] = process.argv.slice(2)

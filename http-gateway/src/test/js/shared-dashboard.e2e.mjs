@@ -1,5 +1,5 @@
-// The shared dashboard page in a real browser: Debian's Chromium, driven by playwright-core (installed with the page's
-// npm project, src/main/web). SharedDashboardBrowserIT sets up Eddy (a dashboard with a trend, a funnel and a bold
+// The shared dashboard page in a real browser: Debian's Chromium, driven by playwright-core (from this folder's npm
+// project, which the build installs before the integration tests). SharedDashboardBrowserIT sets up Eddy (a dashboard with a trend, a funnel and a bold
 // number tile, shared) and runs this with:
 //   PAGE_URL        the page, http://127.0.0.1:PORT/shared/TOKEN
 //   CAPTURE_URL     Eddy's /batch/ endpoint, PROJECT_TOKEN its project API key
@@ -10,26 +10,9 @@
 // It reads the values each tile exposes (data-values, data-total), captures events, and waits until the page shows
 // the exact new values without a reload. Exit 0 when every check holds; otherwise a message and exit 1. The last line
 // of its output is a JSON summary (latencies from a capture's 200 to the page showing it).
-import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-
-const require = createRequire(new URL('../../main/web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
-const WAIT_MS = 30_000;
-
-function setting(name) {
-  const value = process.env[name];
-  if (!value) {
-    throw new Error(`${name} is not set`);
-  }
-  return value;
-}
+import { WAIT_MS, setting, withChromium } from './chromium.mjs';
 
 const pageUrl = setting('PAGE_URL');
 const captureUrl = setting('CAPTURE_URL');
@@ -111,10 +94,7 @@ async function shows(page, wanted, since) {
 }
 
 async function main() {
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'eddy-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS,
-    viewport: { width: 1280, height: 900 } });
-  try {
+  await withChromium({ viewport: { width: 1280, height: 900 } }, async (context) => {
     const page = context.pages()[0] ?? await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -189,10 +169,7 @@ async function main() {
     await page.screenshot({ path: screenshot, fullPage: true });
     console.log(`shared dashboard page checked: ${rounds.length} live updates, no reload; screenshot ${screenshot}`);
     console.log(JSON.stringify({ latencies_ms: latencies, final: now }));
-  } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((e) => {

@@ -1,0 +1,123 @@
+package dev.eddy.gateway.sdk;
+
+import dev.eddy.gateway.auth.AuthFailureLimiter;
+import dev.eddy.gateway.capture.ProjectTokens;
+import dev.eddy.gateway.flags.FlagsService;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.PublicCors;
+import dev.eddy.serde.Json;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+
+/**
+ * PostHog's remote config routes, public and keyed by the project API key in the path: {@code GET /array/:token/config}
+ * (JSON), {@code GET /array/:token/config.js}, the script posthog-js loads first, which puts the config in
+ * {@code window._POSTHOG_REMOTE_CONFIG[token]}, and {@code GET /array/:token/array.js}, posthog-js's snippet bundle with
+ * that script after it (a site's one script). Cacheable ({@code Cache-Control}, an {@code ETag} answered with 304),
+ * with CORS for every origin. A token of the wrong form is a 400, an unknown one a 404, as in PostHog.
+ */
+public final class RemoteConfigRoutes {
+    /** PostHog's check of a token in these paths. */
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,200}");
+    /**
+     * How long a browser may reuse the config without asking. PostHog says 300 s; a minute makes a project's first
+     * flag reach its pages (through {@code hasFeatureFlags}) soon after it is created, and asking again costs a 304.
+     */
+    private static final String CACHE_CONTROL = "public, max-age=60";
+    private static final String JAVASCRIPT = "application/javascript";
+
+    private final ProjectTokens tokens;
+    private final AuthFailureLimiter failures;
+    private final FlagsService flags;
+    /** posthog-js's {@code array.js}, read once. */
+    private final byte[] arrayJs;
+
+    public RemoteConfigRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final FlagsService flags,
+                              final PostHogJsBundles bundles) {
+        this.tokens = tokens;
+        this.failures = failures;
+        this.flags = flags;
+        this.arrayJs = bundles.read("array.js");
+    }
+
+    /** What a route answers. */
+    private enum Kind { JSON, SCRIPT, BUNDLE }
+
+    public void mount(final Router router) {
+        mount(router, "/array/:token/config", Kind.JSON);
+        mount(router, "/array/:token/config.js", Kind.SCRIPT);
+        mount(router, "/array/:token/array.js", Kind.BUNDLE);
+    }
+
+    private void mount(final Router router, final String path, final Kind kind) {
+        router.route(path).method(HttpMethod.GET).method(HttpMethod.HEAD).method(HttpMethod.OPTIONS)
+                .handler(PublicCors.handler()).handler(ctx -> answer(ctx, kind));
+    }
+
+    private void answer(final RoutingContext ctx, final Kind kind) {
+        final String token = ctx.pathParam("token");
+        if (!TOKEN.matcher(token).matches()) {
+            throw ApiError.badRequest("invalid_token", "Invalid token.", "token");
+        }
+        tokens.authenticate(token, AuthFailureLimiter.address(ctx), failures, Vertx.currentContext())
+                .compose(project -> project.isPresent()
+                        ? flags.hasActiveFlags(project.get())
+                        : Future.failedFuture(ApiError.notFound("No project has this API key.")))
+                .onSuccess(hasFlags -> {
+                    switch (kind) {
+                        case JSON -> send(ctx, json(token, hasFlags), "application/json");
+                        case SCRIPT -> send(ctx, script(token, hasFlags), JAVASCRIPT);
+                        case BUNDLE -> send(ctx, bundle(script(token, hasFlags)), JAVASCRIPT);
+                    }
+                })
+                .onFailure(ctx::fail);
+    }
+
+    private static byte[] json(final String token, final boolean hasFlags) {
+        try {
+            return Json.mapper().writeValueAsBytes(RemoteConfig.of(token, hasFlags));
+        } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a remote config is always writable", e);
+        }
+    }
+
+    /** PostHog's {@code config.js}: the config, and the site apps (Eddy has none), for posthog-js to pick up. */
+    private static byte[] script(final String token, final boolean hasFlags) {
+        final String config = new String(json(token, hasFlags), StandardCharsets.UTF_8);
+        return ("(function() {\n"
+                + "  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n"
+                + "  window._POSTHOG_REMOTE_CONFIG['" + token + "'] = {\n"
+                + "    config: " + config + ",\n"
+                + "    siteApps: []\n"
+                + "  }\n"
+                + "})();").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private byte[] bundle(final byte[] script) {
+        final byte[] joined = java.util.Arrays.copyOf(arrayJs, arrayJs.length + 2 + script.length);
+        joined[arrayJs.length] = '\n';
+        joined[arrayJs.length + 1] = '\n';
+        System.arraycopy(script, 0, joined, arrayJs.length + 2, script.length);
+        return joined;
+    }
+
+    private static void send(final RoutingContext ctx, final byte[] body, final String contentType) {
+        final String etag = "\"" + HexFormat.of().formatHex(dev.eddy.gateway.auth.Secrets.sha256(
+                new String(body, StandardCharsets.UTF_8)), 0, 16) + "\"";
+        ctx.response().putHeader(HttpHeaders.CACHE_CONTROL, CACHE_CONTROL).putHeader(HttpHeaders.ETAG, etag)
+                .putHeader(HttpHeaders.VARY, "Origin");
+        if (etag.equals(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH))) {
+            ctx.response().setStatusCode(304).end();
+            return;
+        }
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, contentType).end(Buffer.buffer(body));
+    }
+}
