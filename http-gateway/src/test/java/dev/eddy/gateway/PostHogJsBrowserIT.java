@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -68,10 +67,11 @@ class PostHogJsBrowserIT extends EddyIT {
         // In Eddy: each event counted once, the last ones only through the beacon.
         final Map<String, Long> expected = Map.of("$pageview", 1L, "js before " + run, 2L, "$identify", 1L,
                 "$groupidentify", 1L, "js after " + run, 3L, "$autocapture", 1L, "$pageleave", 1L);
-        eddy.waitUntil(() -> counts().entrySet().containsAll(expected.entrySet()), WAIT, () -> "counts " + expected + ", got " + counts());
+        eddy.waitUntil(() -> eddy.eventCounts().entrySet().containsAll(expected.entrySet()), WAIT,
+                () -> "counts " + expected + ", got " + eddy.eventCounts());
         Thread.sleep(1000);
-        assertThat(counts()).as("nothing counted twice").containsAllEntriesOf(expected);
-        assertThat(counts().get("$feature_flag_called")).as("posthog-js reports the flag it was asked").isPositive();
+        assertThat(eddy.eventCounts()).as("nothing counted twice").containsAllEntriesOf(expected);
+        assertThat(eddy.eventCounts().get("$feature_flag_called")).as("posthog-js reports the flag it was asked").isPositive();
 
         // The identified person: the anonymous id merged in, $set and posthog-js's $set_once of $initial_* properties.
         final String anonymous = seen.get("anonymousId").asText();
@@ -117,15 +117,6 @@ class PostHogJsBrowserIT extends EddyIT {
         return sizes;
     }
 
-    /** Every event name counted in the project, with its count. */
-    private static Map<String, Long> counts() {
-        final HttpResponse<String> response = eddy.getAuthorized("/api/projects/1/event_counts/");
-        final Map<String, Long> counts = new HashMap<>();
-        if (response.statusCode() == 200) {
-            TestEddy.json(response).get("results").forEach(r -> counts.merge(r.get("event").asText(), r.get("count").asLong(), Long::sum));
-        }
-        return counts;
-    }
 
     private static JsonNode decide(final String user) {
         final HttpResponse<String> response = eddy.post("/decide/?v=3",

@@ -211,7 +211,11 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
         return copy;
     }
 
-    /** The value as PostHog shows it: a list, or the single string of a group string breakdown. */
+    /**
+     * The value as PostHog's funnels show it: a list for event and person breakdowns, one property included
+     * ({@code ["Chrome"]}, as its query runner answers the legacy endpoint too), or the single string of a group
+     * breakdown asked for as a string.
+     */
     JsonNode render(final List<String> value) {
         if (!array) {
             return NODES.textNode(value.isEmpty() ? "" : value.get(0));

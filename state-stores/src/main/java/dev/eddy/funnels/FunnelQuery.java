@@ -68,12 +68,10 @@ public final class FunnelQuery {
     private final Optional<PeriodFunnel> trends;
     private final Optional<FunnelBreakdown> breakdown;
     private final OptionalInt aggregationGroup;
-    private final boolean unboxBreakdown;
 
     private FunnelQuery(final List<Step> steps, final List<Exclusion> exclusions, final String orderType, final long windowMicros,
                         final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert,
-                        final Optional<PeriodFunnel> trends, final Optional<FunnelBreakdown> breakdown, final OptionalInt aggregationGroup,
-                        final boolean unboxBreakdown) {
+                        final Optional<PeriodFunnel> trends, final Optional<FunnelBreakdown> breakdown, final OptionalInt aggregationGroup) {
         this.steps = steps;
         this.exclusions = exclusions;
         this.orderType = orderType;
@@ -84,7 +82,6 @@ public final class FunnelQuery {
         this.trends = trends;
         this.breakdown = breakdown;
         this.aggregationGroup = aggregationGroup;
-        this.unboxBreakdown = unboxBreakdown;
     }
 
     /**
@@ -177,11 +174,7 @@ public final class FunnelQuery {
         } else if ("trends".equals(viz)) {
             trends = Optional.of(new PeriodFunnel(n, windowMicros, orderType, fromStep.orElse(0), toStep.orElse(n - 1)));
         }
-        // PostHog's legacy endpoint shows an event or person breakdown asked for as one string as a string again.
-        final boolean unbox = "FUNNELS".equals(query.path("insight").asText()) && query.path("breakdown").isTextual()
-                && List.of("person", "event").contains(query.path("breakdown_type").asText());
-        return new FunnelQuery(steps, exclusions, orderType, windowMicros, range, global, timeToConvert, trends, breakdown, aggregationGroup,
-                unbox);
+        return new FunnelQuery(steps, exclusions, orderType, windowMicros, range, global, timeToConvert, trends, breakdown, aggregationGroup);
     }
 
     private static OptionalInt aggregationGroup(final JsonNode index) {
@@ -553,7 +546,7 @@ public final class FunnelQuery {
             node.set("average_conversion_time", s.average().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             node.set("median_conversion_time", s.median().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             value.ifPresent(v -> {
-                final JsonNode shown = unboxBreakdown && !v.isEmpty() ? NODES.textNode(v.get(0)) : breakdown.orElseThrow().render(v);
+                final JsonNode shown = breakdown.orElseThrow().render(v);
                 node.set("breakdown", shown);
                 node.set("breakdown_value", shown);
             });

@@ -53,11 +53,14 @@ class FunnelBreakdownTest {
         assertThat(step.get("name").asText()).isEqualTo("play movie");
         assertThat(step.get("order").asInt()).isEqualTo(1);
         assertThat(step.get("breakdown_value").toString()).isEqualTo("[\"Chrome\"]");
-        // The legacy endpoint shows a string event breakdown of a FUNNELS insight as a string again.
+        // A FUNNELS insight on the legacy endpoint too: a list of the one value, as PostHog's query runner answers.
         final JsonNode legacy = browsers().run("{\"insight\":\"FUNNELS\"," + THREE_STEPS
                 + ",\"breakdown_type\":\"event\",\"breakdown\":\"$browser\"}", NOW);
-        assertThat(legacy.get(1).get(0).get("breakdown").asText()).isEqualTo("Safari");
-        assertThat(legacy.get(1).get(0).get("breakdown_value").asText()).isEqualTo("Safari");
+        assertThat(legacy.get(1).get(0).get("breakdown").toString()).isEqualTo("[\"Safari\"]");
+        assertThat(legacy.get(1).get(0).get("breakdown_value").toString()).isEqualTo("[\"Safari\"]");
+        final JsonNode person = browsers().run("{\"insight\":\"FUNNELS\"," + THREE_STEPS
+                + ",\"breakdown_type\":\"person\",\"breakdown\":\"$browser\"}", NOW);
+        assertThat(person.get(0).get(0).get("breakdown_value").isArray()).isTrue();
     }
 
     @Test

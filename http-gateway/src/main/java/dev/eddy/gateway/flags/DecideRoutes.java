@@ -38,10 +38,11 @@ import java.util.UUID;
  * {@code $token} or {@code api_key}): {@code POST /decide/?v=2|3} (v4 and later answer like {@code /flags?v=2}) and
  * {@code POST /flags/?v=1|2}, with PostHog's configuration keys ({@link RemoteConfig}) in every {@code /decide} answer
  * and in {@code /flags} answers asked with {@code config=true} (or with neither {@code v} nor {@code config}, which
- * PostHog reads as {@code v=2&config=true}). Bodies are read like capture's ({@link RequestPayload}): JSON, gzip, base64,
- * or a form's base64 {@code data=} as posthog-js sends when it has not learnt that gzip is accepted. The request may
- * restrict the flags evaluated ({@code flag_keys}) or ask for none ({@code disable_flags}, for the configuration
- * alone). A {@code GET} evaluates nothing and answers the empty shape, a {@code HEAD} 200, as PostHog's flags service.
+ * PostHog reads as {@code v=2&config=true}). Bodies are read like capture's ({@link RequestPayload}): JSON, gzip,
+ * base64, or a form's base64 {@code data=} as posthog-js sends when it has not learnt that gzip is accepted. The
+ * request may restrict the flags evaluated ({@code flag_keys}, {@code flag_keys_to_evaluate}) or ask for none
+ * ({@code disable_flags}, for the configuration alone). A {@code GET} evaluates nothing and answers the empty shape,
+ * a {@code HEAD} 200, as PostHog's flags service.
  */
 public final class DecideRoutes {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
@@ -326,9 +327,12 @@ public final class DecideRoutes {
         return Optional.empty();
     }
 
-    /** The flags the request restricts the answer to ({@code flag_keys}), if it does. */
+    /**
+     * The flags the request restricts the answer to, if it does: {@code flag_keys} (posthog-js) or
+     * {@code flag_keys_to_evaluate} (the server SDKs).
+     */
     private static Optional<java.util.Set<String>> flagKeys(final ObjectNode body) {
-        final JsonNode keys = body.get("flag_keys");
+        final JsonNode keys = body.has("flag_keys") ? body.get("flag_keys") : body.get("flag_keys_to_evaluate");
         if (keys == null || !keys.isArray()) {
             return Optional.empty();
         }

@@ -109,6 +109,16 @@ public final class TestEddy implements AutoCloseable {
                 .build());
     }
 
+    /** Every event name counted in project 1 ({@code /event_counts/}), with its count; empty while not answerable. */
+    public Map<String, Long> eventCounts() {
+        final HttpResponse<String> response = getAuthorized("/api/projects/1/event_counts/");
+        final Map<String, Long> counts = new HashMap<>();
+        if (response.statusCode() == 200) {
+            json(response).get("results").forEach(r -> counts.merge(r.get("event").asText(), r.get("count").asLong(), Long::sum));
+        }
+        return counts;
+    }
+
     public HttpClient http() {
         return http;
     }

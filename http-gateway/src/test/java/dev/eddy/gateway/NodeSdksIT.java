@@ -21,12 +21,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real posthog-node SDK (npm, pinned in src/test/js) against Eddy: it identifies a user and captures, then asks
- * for flags remotely ({@code /flags}) and evaluates them locally from {@code /flags/definitions}; both must agree with
- * {@code /decide}.
+ * PostHog's JavaScript SDKs that run in node (npm, pinned in src/test/js), unmodified, against Eddy: posthog-node
+ * identifies a user and captures, then asks for flags remotely ({@code /flags}) and evaluates them locally from
+ * {@code /flags/definitions}, both agreeing with {@code /decide}; posthog-js-lite (on {@code @posthog/core}, the core
+ * posthog-react-native runs on) captures as an anonymous visitor, identifies, joins a group and gets its flags.
  */
 @ExtendWith(SharedInfrastructure.class)
-class PostHogNodeSdkIT {
+class NodeSdksIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @TempDir
@@ -69,6 +70,29 @@ class PostHogNodeSdkIT {
         }
         assertThat(seen.get("remoteFlags").get("pro-users").asBoolean()).isTrue();
         assertThat(seen.get("remotePayload").get("tier").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void posthogJsLiteMergesItsAnonymousVisitorAndGetsItsFlags() throws Exception {
+        final String run = UUID.randomUUID().toString().substring(0, 8);
+        final String user = "lite-" + run;
+        final NodeScripts.Run lite = NodeScripts.run("posthog-js-lite-check.mjs",
+                List.of("http://127.0.0.1:" + eddy.eddy().port(), eddy.projectToken(), user, "half", run), Map.of(),
+                Duration.ofSeconds(60));
+        assertThat(lite.exitCode()).as("posthog-js-lite-check.mjs; its output:%n%s", lite.output()).isZero();
+        final JsonNode seen = lite.summary();
+        assertThat(seen.get("flag")).as("the flag as the SDK got it").isEqualTo(decide(user).get("half"));
+        assertThat(seen.get("flags").get("abc")).isEqualTo(decide(user).get("abc"));
+
+        eddy.waitUntil(() -> eddy.eventCounts().getOrDefault("lite after " + run, 0L) == 1
+                && eddy.eventCounts().getOrDefault("lite before " + run, 0L) == 1, WAIT, () -> "counts " + eddy.eventCounts());
+        final JsonNode person = TestEddy.json(eddy.getAuthorized("/api/projects/1/persons/?distinct_id=" + user)).get("results").get(0);
+        final List<String> ids = new java.util.ArrayList<>();
+        person.get("distinct_ids").forEach(id -> ids.add(id.asText()));
+        assertThat(ids).containsExactlyInAnyOrder(user, seen.get("anonymousId").asText());
+        assertThat(person.get("properties").get("plan").asText()).isEqualTo("pro");
+        final JsonNode group = TestEddy.json(eddy.getAuthorized("/api/projects/1/groups/find?group_type_index=0&group_key=lite-" + run));
+        assertThat(group.get("group_properties").get("name").asText()).isEqualTo("Lite Ltd");
     }
 
     private static JsonNode decide(final String user) {
