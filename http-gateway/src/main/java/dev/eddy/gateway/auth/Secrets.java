@@ -24,8 +24,12 @@ public final class Secrets {
 
     /** The SHA-256 of {@code value}'s UTF-8 bytes. */
     public static byte[] sha256(final String value) {
+        return sha256(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static byte[] sha256(final byte[] value) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256").digest(value);
         } catch (final NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }

@@ -9,8 +9,8 @@ import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.capture.PayloadDecoder;
-import dev.eddy.gateway.capture.RequestPayload;
 import dev.eddy.gateway.capture.ProjectTokens;
+import dev.eddy.gateway.capture.RequestPayload;
 import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.PublicCors;
@@ -26,11 +26,15 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -104,7 +108,7 @@ public final class DecideRoutes {
             if (v == null && config == null) {
                 return new Shape(true, true, true);
             }
-            return new Shape(version(v) >= 2, true, config != null && !FALSE.contains(config.trim().toLowerCase(java.util.Locale.ROOT)));
+            return new Shape(version(v) >= 2, true, config != null && !FALSE.contains(config.trim().toLowerCase(Locale.ROOT)));
         }
 
         private static int version(final String v) {
@@ -117,7 +121,7 @@ public final class DecideRoutes {
     }
 
     /** What PostHog's flags service reads as {@code config=false}; a bare {@code config} or any other value is true. */
-    private static final java.util.Set<String> FALSE = java.util.Set.of("false", "0", "no", "off");
+    private static final Set<String> FALSE = Set.of("false", "0", "no", "off");
 
     private void answer(final RoutingContext ctx, final Shape shape) {
         final ObjectNode body = body(ctx);
@@ -181,7 +185,7 @@ public final class DecideRoutes {
         final ObjectNode config = Json.mapper().createObjectNode();
         RemoteConfig.addToFlagsAnswer(config);
         final byte[] object = config.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return java.util.Arrays.copyOfRange(object, 1, object.length - 1);
+        return Arrays.copyOfRange(object, 1, object.length - 1);
     }
 
     /**
@@ -298,7 +302,7 @@ public final class DecideRoutes {
         final byte[] object = out.toByteArray();
         out.release();
         // The entry without the wrapping object's braces: "key":{...}
-        return java.util.Arrays.copyOfRange(object, 1, object.length - 1);
+        return Arrays.copyOfRange(object, 1, object.length - 1);
     }
 
     private ObjectNode body(final RoutingContext ctx) {
@@ -331,12 +335,12 @@ public final class DecideRoutes {
      * The flags the request restricts the answer to, if it does: {@code flag_keys} (posthog-js) or
      * {@code flag_keys_to_evaluate} (the server SDKs).
      */
-    private static Optional<java.util.Set<String>> flagKeys(final ObjectNode body) {
+    private static Optional<Set<String>> flagKeys(final ObjectNode body) {
         final JsonNode keys = body.has("flag_keys") ? body.get("flag_keys") : body.get("flag_keys_to_evaluate");
         if (keys == null || !keys.isArray()) {
             return Optional.empty();
         }
-        final java.util.Set<String> wanted = new java.util.HashSet<>();
+        final Set<String> wanted = new HashSet<>();
         keys.forEach(key -> {
             if (key.isTextual()) {
                 wanted.add(key.asText());

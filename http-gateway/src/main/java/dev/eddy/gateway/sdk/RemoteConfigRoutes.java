@@ -1,6 +1,9 @@
 package dev.eddy.gateway.sdk;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
+import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.flags.FlagsService;
 import dev.eddy.gateway.http.ApiError;
@@ -14,6 +17,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
 
@@ -39,6 +43,12 @@ public final class RemoteConfigRoutes {
     private final FlagsService flags;
     /** posthog-js's {@code array.js}, read once. */
     private final byte[] arrayJs;
+    /**
+     * Answers as rendered, per route, project and {@code hasFeatureFlags}: every page load asks, and {@code array.js}
+     * is 380 KB to copy and hash. Bounded by their bytes.
+     */
+    private final Cache<Key, Answer> answers = Caffeine.newBuilder().maximumWeight(64L * 1024 * 1024)
+            .weigher((Key key, Answer answer) -> answer.body().length()).build();
 
     public RemoteConfigRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final FlagsService flags,
                               final PostHogJsBundles bundles) {
@@ -71,14 +81,25 @@ public final class RemoteConfigRoutes {
                 .compose(project -> project.isPresent()
                         ? flags.hasActiveFlags(project.get())
                         : Future.failedFuture(ApiError.notFound("No project has this API key.")))
-                .onSuccess(hasFlags -> {
-                    switch (kind) {
-                        case JSON -> send(ctx, json(token, hasFlags), "application/json");
-                        case SCRIPT -> send(ctx, script(token, hasFlags), JAVASCRIPT);
-                        case BUNDLE -> send(ctx, bundle(script(token, hasFlags)), JAVASCRIPT);
-                    }
-                })
+                .onSuccess(hasFlags -> send(ctx, answers.get(new Key(kind, token, hasFlags), this::render)))
                 .onFailure(ctx::fail);
+    }
+
+    /** An answer as sent: its bytes, their content type and their ETag. */
+    private record Answer(Buffer body, String contentType, String etag) {
+    }
+
+    private record Key(Kind kind, String token, boolean hasFlags) {
+    }
+
+    private Answer render(final Key key) {
+        final byte[] body = switch (key.kind()) {
+            case JSON -> json(key.token(), key.hasFlags());
+            case SCRIPT -> script(key.token(), key.hasFlags());
+            case BUNDLE -> bundle(script(key.token(), key.hasFlags()));
+        };
+        final String etag = "\"" + HexFormat.of().formatHex(Secrets.sha256(body), 0, 16) + "\"";
+        return new Answer(Buffer.buffer(body), key.kind() == Kind.JSON ? "application/json" : JAVASCRIPT, etag);
     }
 
     private static byte[] json(final String token, final boolean hasFlags) {
@@ -102,22 +123,20 @@ public final class RemoteConfigRoutes {
     }
 
     private byte[] bundle(final byte[] script) {
-        final byte[] joined = java.util.Arrays.copyOf(arrayJs, arrayJs.length + 2 + script.length);
+        final byte[] joined = Arrays.copyOf(arrayJs, arrayJs.length + 2 + script.length);
         joined[arrayJs.length] = '\n';
         joined[arrayJs.length + 1] = '\n';
         System.arraycopy(script, 0, joined, arrayJs.length + 2, script.length);
         return joined;
     }
 
-    private static void send(final RoutingContext ctx, final byte[] body, final String contentType) {
-        final String etag = "\"" + HexFormat.of().formatHex(dev.eddy.gateway.auth.Secrets.sha256(
-                new String(body, StandardCharsets.UTF_8)), 0, 16) + "\"";
-        ctx.response().putHeader(HttpHeaders.CACHE_CONTROL, CACHE_CONTROL).putHeader(HttpHeaders.ETAG, etag)
+    private static void send(final RoutingContext ctx, final Answer answer) {
+        ctx.response().putHeader(HttpHeaders.CACHE_CONTROL, CACHE_CONTROL).putHeader(HttpHeaders.ETAG, answer.etag())
                 .putHeader(HttpHeaders.VARY, "Origin");
-        if (etag.equals(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH))) {
+        if (answer.etag().equals(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH))) {
             ctx.response().setStatusCode(304).end();
             return;
         }
-        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, contentType).end(Buffer.buffer(body));
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, answer.contentType()).end(answer.body());
     }
 }
