@@ -50,6 +50,26 @@ public final class PropertyFilter {
 
         /** The property of the event's group of that type index, or null. */
         JsonNode group(int typeIndex, String key);
+
+        /** An event's properties alone: no person or group properties. */
+        static Source ofEvent(final JsonNode properties) {
+            return new Source() {
+                @Override
+                public JsonNode event(final String key) {
+                    return properties.get(key);
+                }
+
+                @Override
+                public JsonNode person(final String key) {
+                    return null;
+                }
+
+                @Override
+                public JsonNode group(final int typeIndex, final String key) {
+                    return null;
+                }
+            };
+        }
     }
 
     /**
@@ -83,6 +103,21 @@ public final class PropertyFilter {
 
     private interface Node {
         boolean test(Source source, Instant now);
+
+        /** Adds the event property keys this node reads to {@code eventKeys}; true when it reads a person's or group's. */
+        boolean keys(java.util.Set<String> eventKeys);
+    }
+
+    /** The event property keys the filter reads. */
+    public java.util.Set<String> eventKeys() {
+        final java.util.Set<String> keys = new java.util.TreeSet<>();
+        root.keys(keys);
+        return keys;
+    }
+
+    /** Whether the filter reads a person's or a group's properties (which are not among the event's). */
+    public boolean readsPersonsOrGroups() {
+        return root.keys(new java.util.HashSet<>());
     }
 
     private record Group(boolean all, List<Node> children) implements Node {
@@ -98,6 +133,15 @@ public final class PropertyFilter {
             }
             return all;
         }
+
+        @Override
+        public boolean keys(final java.util.Set<String> eventKeys) {
+            boolean others = false;
+            for (final Node child : children) {
+                others |= child.keys(eventKeys);
+            }
+            return others;
+        }
     }
 
     private record Leaf(String type, String key, String operator, JsonNode value, int groupTypeIndex) implements Node {
@@ -109,6 +153,15 @@ public final class PropertyFilter {
                 default -> source.event(key);
             };
             return matches(operator, value, actual == null || actual.isNull() || actual.isMissingNode() ? null : actual, now);
+        }
+
+        @Override
+        public boolean keys(final java.util.Set<String> eventKeys) {
+            if ("event".equals(type)) {
+                eventKeys.add(key);
+                return false;
+            }
+            return true;
         }
     }
 

@@ -74,22 +74,7 @@ class FunnelQueryTest {
 
     private static void add(final FunnelQuery funnel, final FunnelQuery.Partial partial, final String one, final String two) {
         final List<TimelineEvent> events = List.of(event("step one", one), event("step two", two));
-        final PropertyFilter.Source none = new PropertyFilter.Source() {
-            @Override
-            public JsonNode event(final String key) {
-                return null;
-            }
-
-            @Override
-            public JsonNode person(final String key) {
-                return null;
-            }
-
-            @Override
-            public JsonNode group(final int typeIndex, final String key) {
-                return null;
-            }
-        };
+        final PropertyFilter.Source none = PropertyFilter.Source.ofEvent(Json.mapper().createObjectNode());
         funnel.add(partial, events, e -> none, NOW);
     }
 

@@ -1,0 +1,523 @@
+package dev.eddy.columns;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A block of events stored column by column, the unit of Eddy's event-major analytics storage: a query reads a block's
+ * times, persons and the few property columns it uses, never the others, and never parses JSON per event.
+ *
+ * <p>Every column but the times and uuids is dictionary-encoded: a block keeps each distinct value once (a person's
+ * uuid, an event name, a property's JSON value) and a small code per row. A property filter or breakdown is decided
+ * once per distinct value and then read per row from its code ({@link Column#code}); code 0 of a property column is
+ * "absent". Property values are kept as the JSON they arrived as (PostHog's filters compare strings, numbers and
+ * booleans each their own way), so the existing filter semantics apply to dictionary entries unchanged.
+ *
+ * <p>Encoding (version 1), integers big-endian, {@code varint} unsigned LEB128, a string {@code [length: varint][UTF-8]}:
+ * {@code [version][rows: varint][section count: varint]([name: string][length: varint])*} then the sections' bytes in
+ * that order, so a reader finds a column without reading the others. Sections: {@code time} ({@code [first: 8]} then a
+ * zigzag varint delta per row), {@code uuid} (16 bytes per row), {@code person} (a dictionary of 16-byte uuids, then
+ * codes), {@code distinct_id} and {@code event} (dictionaries of strings, then codes), and {@code p:<key>} per property
+ * (a dictionary of JSON texts without the "absent" entry, then codes). A dictionary is {@code [size: varint][entries]},
+ * codes {@code [width: 1, 2 or 4][rows × width]}. A decoded block reads a section when it is first asked for (a block
+ * is read by one query at a time). Rows keep the order they were added in.
+ */
+public final class EventBlock {
+    private static final byte VERSION = 1;
+
+    private final int rows;
+    /** Where each section lies in {@link #bytes}, for a decoded block; empty for one built in memory. */
+    private final Map<String, int[]> sections;
+    private final byte[] bytes;
+    private long[] timeMicros;
+    private long[] uuidHigh;
+    private long[] uuidLow;
+    private Column persons;
+    private Column distinctIds;
+    private Column events;
+    private final Map<String, Column> properties;
+
+    private EventBlock(final long[] timeMicros, final long[] uuidHigh, final long[] uuidLow, final Column persons,
+                       final Column distinctIds, final Column events, final Map<String, Column> properties) {
+        this.rows = timeMicros.length;
+        this.sections = Map.of();
+        this.bytes = null;
+        this.timeMicros = timeMicros;
+        this.uuidHigh = uuidHigh;
+        this.uuidLow = uuidLow;
+        this.persons = persons;
+        this.distinctIds = distinctIds;
+        this.events = events;
+        this.properties = properties;
+    }
+
+    private EventBlock(final int rows, final Map<String, int[]> sections, final byte[] bytes) {
+        this.rows = rows;
+        this.sections = sections;
+        this.bytes = bytes;
+        this.properties = new HashMap<>();
+    }
+
+    /** One event as a block takes it. */
+    public record Row(long timeMicros, UUID uuid, UUID person, String distinctId, String event, ObjectNode properties) {
+        public Row {
+            Objects.requireNonNull(uuid, "uuid");
+            Objects.requireNonNull(person, "person");
+            Objects.requireNonNull(distinctId, "distinctId");
+            Objects.requireNonNull(event, "event");
+            Objects.requireNonNull(properties, "properties");
+        }
+    }
+
+    public int rows() {
+        return rows;
+    }
+
+    public long timeMicros(final int row) {
+        if (timeMicros == null) {
+            timeMicros = readTimes(section(TIME), rows);
+        }
+        return timeMicros[row];
+    }
+
+    public UUID uuid(final int row) {
+        if (uuidHigh == null) {
+            final ByteBuffer in = section(UUIDS);
+            final long[] high = new long[rows];
+            final long[] low = new long[rows];
+            for (int r = 0; r < rows; r++) {
+                high[r] = in.getLong();
+                low[r] = in.getLong();
+            }
+            uuidHigh = high;
+            uuidLow = low;
+        }
+        return new UUID(uuidHigh[row], uuidLow[row]);
+    }
+
+    /** The rows' persons: entries are uuid strings. */
+    public Column persons() {
+        if (persons == null) {
+            try {
+                final ByteBuffer in = section(PERSONS);
+                final JsonNode[] entries = new JsonNode[length(in)];
+                for (int c = 0; c < entries.length; c++) {
+                    entries[c] = Json.mapper().getNodeFactory().textNode(new UUID(in.getLong(), in.getLong()).toString());
+                }
+                persons = new Column(entries, codes(in, rows, entries.length));
+            } catch (final BufferUnderflowException e) {
+                throw new IllegalArgumentException("a truncated or corrupt event block", e);
+            }
+        }
+        return persons;
+    }
+
+    public Column distinctIds() {
+        if (distinctIds == null) {
+            distinctIds = texts(section(DISTINCT_IDS), rows);
+        }
+        return distinctIds;
+    }
+
+    /** The rows' event names. */
+    public Column events() {
+        if (events == null) {
+            events = texts(section(EVENTS), rows);
+        }
+        return events;
+    }
+
+    /** The column of property {@code key}: every row absent when no event of the block has it. */
+    public Column property(final String key) {
+        final Column column = properties.get(key);
+        if (column != null) {
+            return column;
+        }
+        final Column read = sections.containsKey(PROPERTY + key) ? readProperty(section(PROPERTY + key), rows) : Column.absent(rows);
+        properties.put(key, read);
+        return read;
+    }
+
+    /** The keys of the block's property columns. */
+    public java.util.Set<String> propertyKeys() {
+        if (bytes == null) {
+            return Collections.unmodifiableSet(properties.keySet());
+        }
+        final java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        sections.keySet().stream().filter(name -> name.startsWith(PROPERTY)).forEach(name -> keys.add(name.substring(PROPERTY.length())));
+        return Collections.unmodifiableSet(keys);
+    }
+
+    /** The row as it was added (its properties rebuilt from the columns). */
+    public Row row(final int row) {
+        final ObjectNode props = Json.mapper().createObjectNode();
+        for (final String key : propertyKeys()) {
+            final JsonNode value = property(key).value(row);
+            if (value != null) {
+                props.set(key, value);
+            }
+        }
+        return new Row(timeMicros(row), uuid(row), UUID.fromString(persons().value(row).asText()), distinctIds().value(row).asText(),
+                events().value(row).asText(), props);
+    }
+
+    /**
+     * One dictionary-encoded column: the distinct values and a code per row.
+     */
+    public static final class Column {
+        private final JsonNode[] dictionary;
+        private final int[] codes;
+
+        Column(final JsonNode[] dictionary, final int[] codes) {
+            this.dictionary = dictionary;
+            this.codes = codes;
+        }
+
+        static Column absent(final int rows) {
+            return new Column(new JsonNode[] {null}, new int[rows]);
+        }
+
+        /** How many codes there are: code {@code c} stands for {@link #entry(int) entry(c)}. */
+        public int size() {
+            return dictionary.length;
+        }
+
+        /** The value code {@code code} stands for; null for "absent" (code 0 of a property column). */
+        public JsonNode entry(final int code) {
+            return dictionary[code];
+        }
+
+        public int code(final int row) {
+            return codes[row];
+        }
+
+        public JsonNode value(final int row) {
+            return dictionary[codes[row]];
+        }
+
+        /** The code of {@code value}, or -1 when no row has it. */
+        public int codeOf(final String value) {
+            for (int c = 0; c < dictionary.length; c++) {
+                if (dictionary[c] != null && dictionary[c].isTextual() && dictionary[c].asText().equals(value)) {
+                    return c;
+                }
+            }
+            return -1;
+        }
+    }
+
+    /** Collects rows into a block. */
+    public static final class Builder {
+        private final List<Row> rows = new ArrayList<>();
+
+        public Builder add(final Row row) {
+            rows.add(row);
+            return this;
+        }
+
+        public int size() {
+            return rows.size();
+        }
+
+        public EventBlock build() {
+            final int n = rows.size();
+            final long[] times = new long[n];
+            final long[] high = new long[n];
+            final long[] low = new long[n];
+            final Dictionary persons = new Dictionary(false, n);
+            final Dictionary distinctIds = new Dictionary(false, n);
+            final Dictionary events = new Dictionary(false, n);
+            final Map<String, Dictionary> columns = new LinkedHashMap<>();
+            for (int r = 0; r < n; r++) {
+                final Row row = rows.get(r);
+                times[r] = row.timeMicros();
+                high[r] = row.uuid().getMostSignificantBits();
+                low[r] = row.uuid().getLeastSignificantBits();
+                persons.add(r, Json.mapper().getNodeFactory().textNode(row.person().toString()));
+                distinctIds.add(r, Json.mapper().getNodeFactory().textNode(row.distinctId()));
+                events.add(r, Json.mapper().getNodeFactory().textNode(row.event()));
+                for (final Iterator<Map.Entry<String, JsonNode>> it = row.properties().fields(); it.hasNext();) {
+                    final Map.Entry<String, JsonNode> property = it.next();
+                    columns.computeIfAbsent(property.getKey(), k -> new Dictionary(true, n)).add(r, property.getValue());
+                }
+            }
+            final Map<String, Column> properties = new LinkedHashMap<>();
+            columns.forEach((key, dictionary) -> properties.put(key, dictionary.column()));
+            return new EventBlock(times, high, low, persons.column(), distinctIds.column(), events.column(), properties);
+        }
+    }
+
+    /** Builds one column: distinct values in order of first appearance; with {@code absent}, code 0 is kept for "none". */
+    private static final class Dictionary {
+        private final Map<JsonNode, Integer> codes = new HashMap<>();
+        private final List<JsonNode> entries = new ArrayList<>();
+        private final int[] rows;
+
+        Dictionary(final boolean absent, final int rowCount) {
+            this.rows = new int[rowCount];
+            if (absent) {
+                entries.add(null);
+            }
+        }
+
+        void add(final int row, final JsonNode value) {
+            rows[row] = codes.computeIfAbsent(value, v -> {
+                entries.add(v);
+                return entries.size() - 1;
+            });
+        }
+
+        Column column() {
+            return new Column(entries.toArray(new JsonNode[0]), rows);
+        }
+    }
+
+    private static final String TIME = "time";
+    private static final String UUIDS = "uuid";
+    private static final String PERSONS = "person";
+    private static final String DISTINCT_IDS = "distinct_id";
+    private static final String EVENTS = "event";
+    private static final String PROPERTY = "p:";
+
+    /** @throws IllegalStateException for a block that was itself decoded (encode the rows it was built from) */
+    public byte[] encode() {
+        if (bytes != null) {
+            return bytes.clone();
+        }
+        final Map<String, Out> parts = new LinkedHashMap<>();
+        final Out time = parts.computeIfAbsent(TIME, k -> new Out(8 + rows * 2));
+        final long first = rows == 0 ? 0 : timeMicros[0];
+        time.fixed(first);
+        long previous = first;
+        for (final long t : timeMicros) {
+            time.varint((t - previous) << 1 ^ (t - previous) >> 63);
+            previous = t;
+        }
+        final Out uuids = parts.computeIfAbsent(UUIDS, k -> new Out(rows * 16));
+        for (int r = 0; r < rows; r++) {
+            uuids.fixed(uuidHigh[r]);
+            uuids.fixed(uuidLow[r]);
+        }
+        final Out people = parts.computeIfAbsent(PERSONS, k -> new Out(rows));
+        people.varint(persons.size());
+        for (final JsonNode person : persons.dictionary) {
+            final UUID uuid = UUID.fromString(person.asText());
+            people.fixed(uuid.getMostSignificantBits());
+            people.fixed(uuid.getLeastSignificantBits());
+        }
+        people.codes(persons);
+        parts.computeIfAbsent(DISTINCT_IDS, k -> new Out(rows)).texts(distinctIds);
+        parts.computeIfAbsent(EVENTS, k -> new Out(rows)).texts(events);
+        for (final Map.Entry<String, Column> column : properties.entrySet()) {
+            final Out out = parts.computeIfAbsent(PROPERTY + column.getKey(), k -> new Out(rows));
+            out.varint(column.getValue().size() - 1);
+            for (int c = 1; c < column.getValue().size(); c++) {
+                out.string(json(column.getValue().entry(c)));
+            }
+            out.codes(column.getValue());
+        }
+        final Out block = new Out(64);
+        block.buffer.write(VERSION);
+        block.varint(rows);
+        block.varint(parts.size());
+        parts.forEach((name, part) -> {
+            block.string(name);
+            block.varint(part.buffer.size());
+        });
+        parts.values().forEach(part -> block.buffer.writeBytes(part.buffer.toByteArray()));
+        return block.buffer.toByteArray();
+    }
+
+    /**
+     * Reads a block's table of sections; the sections themselves are read when asked for.
+     *
+     * @throws IllegalArgumentException on bytes that are not a version-1 block (a corrupt section is refused when read)
+     */
+    public static EventBlock decode(final byte[] bytes) {
+        final ByteBuffer in = ByteBuffer.wrap(bytes);
+        try {
+            if (in.get() != VERSION) {
+                throw new IllegalArgumentException("not an event block of version " + VERSION);
+            }
+            final int rows = length(in);
+            final int count = length(in);
+            final Map<String, Integer> lengths = new LinkedHashMap<>();
+            for (int s = 0; s < count; s++) {
+                lengths.put(string(in), length(in));
+            }
+            final Map<String, int[]> sections = new LinkedHashMap<>();
+            int offset = in.position();
+            for (final Map.Entry<String, Integer> section : lengths.entrySet()) {
+                sections.put(section.getKey(), new int[] {offset, section.getValue()});
+                offset += section.getValue();
+            }
+            if (offset != bytes.length) {
+                throw new IllegalArgumentException("an event block whose sections do not add up to its length");
+            }
+            for (final String required : List.of(TIME, UUIDS, PERSONS, DISTINCT_IDS, EVENTS)) {
+                if (!sections.containsKey(required)) {
+                    throw new IllegalArgumentException("an event block without its " + required + " section");
+                }
+            }
+            return new EventBlock(rows, sections, bytes);
+        } catch (final BufferUnderflowException e) {
+            throw new IllegalArgumentException("a truncated or corrupt event block", e);
+        }
+    }
+
+    private ByteBuffer section(final String name) {
+        final int[] at = sections.get(name);
+        return ByteBuffer.wrap(bytes, at[0], at[1]).slice();
+    }
+
+    private static long[] readTimes(final ByteBuffer in, final int rows) {
+        try {
+            final long[] times = new long[rows];
+            long time = in.getLong();
+            for (int r = 0; r < rows; r++) {
+                final long zigzag = varint(in);
+                time += zigzag >>> 1 ^ -(zigzag & 1);
+                times[r] = time;
+            }
+            return times;
+        } catch (final BufferUnderflowException e) {
+            throw new IllegalArgumentException("a truncated or corrupt event block", e);
+        }
+    }
+
+    private static Column readProperty(final ByteBuffer in, final int rows) {
+        try {
+            final JsonNode[] entries = new JsonNode[length(in) + 1];
+            for (int c = 1; c < entries.length; c++) {
+                entries[c] = Json.mapper().readTree(string(in));
+            }
+            return new Column(entries, codes(in, rows, entries.length));
+        } catch (final BufferUnderflowException | JsonProcessingException e) {
+            throw new IllegalArgumentException("a truncated or corrupt event block", e);
+        }
+    }
+
+    private static String json(final JsonNode value) {
+        return value.toString();
+    }
+
+    private static Column texts(final ByteBuffer in, final int rows) {
+        try {
+            final JsonNode[] entries = new JsonNode[length(in)];
+            for (int c = 0; c < entries.length; c++) {
+                entries[c] = Json.mapper().getNodeFactory().textNode(string(in));
+            }
+            return new Column(entries, codes(in, rows, entries.length));
+        } catch (final BufferUnderflowException | IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("a truncated or corrupt event block", e);
+        }
+    }
+
+    private static int[] codes(final ByteBuffer in, final int rows, final int size) {
+        final int width = in.get();
+        final int[] codes = new int[rows];
+        for (int r = 0; r < rows; r++) {
+            codes[r] = switch (width) {
+                case 1 -> in.get() & 0xff;
+                case 2 -> in.getShort() & 0xffff;
+                case 4 -> in.getInt();
+                default -> throw new IllegalArgumentException("codes of width " + width);
+            };
+            if (codes[r] < 0 || codes[r] >= size) {
+                throw new IllegalArgumentException("a code outside its dictionary");
+            }
+        }
+        return codes;
+    }
+
+    private static String string(final ByteBuffer in) {
+        final int length = length(in);
+        final String text = new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
+        in.position(in.position() + length);
+        return text;
+    }
+
+    /** A varint that is a count or a length: never more than what is left to read. */
+    private static int length(final ByteBuffer in) {
+        final long value = varint(in);
+        if (value > Integer.MAX_VALUE || value > (long) in.remaining() * 8 + 64) {
+            throw new IllegalArgumentException("a count past the end of the block");
+        }
+        return (int) value;
+    }
+
+    private static long varint(final ByteBuffer in) {
+        long value = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            final byte b = in.get();
+            value |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("a varint longer than 10 bytes");
+    }
+
+    /** Where {@link #encode} writes. */
+    private static final class Out {
+        final ByteArrayOutputStream buffer;
+
+        Out(final int size) {
+            this.buffer = new ByteArrayOutputStream(size);
+        }
+
+        void varint(final long value) {
+            long v = value;
+            while ((v & ~0x7fL) != 0) {
+                buffer.write((int) (v & 0x7f) | 0x80);
+                v >>>= 7;
+            }
+            buffer.write((int) v);
+        }
+
+        void fixed(final long value) {
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buffer.write((int) (value >>> shift));
+            }
+        }
+
+        void string(final String text) {
+            final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+            varint(utf8.length);
+            buffer.writeBytes(utf8);
+        }
+
+        void texts(final Column column) {
+            varint(column.size());
+            for (final JsonNode entry : column.dictionary) {
+                string(entry.asText());
+            }
+            codes(column);
+        }
+
+        void codes(final Column column) {
+            final int width = column.size() <= 0x100 ? 1 : column.size() <= 0x10000 ? 2 : 4;
+            buffer.write(width);
+            for (final int code : column.codes) {
+                for (int shift = (width - 1) * 8; shift >= 0; shift -= 8) {
+                    buffer.write(code >>> shift);
+                }
+            }
+        }
+    }
+}
