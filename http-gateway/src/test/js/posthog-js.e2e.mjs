@@ -12,7 +12,8 @@
 // $autocapture click), so those and $pageleave go out with sendBeacon. Every request the page makes to Eddy is
 // recorded with the events it carried, and every sendBeacon call with its URL. The last line of the output is a JSON
 // summary; the test checks what Eddy stored against it. Exit 1 on a failure seen in the browser (a failed request, a
-// 4xx or 5xx from Eddy, an error in the console).
+// 4xx or 5xx from Eddy, an error in the console). Last, a page loads posthog-js as PostHog's HTML snippet does, from
+// Eddy's /static/array.js, and sends one event.
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
@@ -38,8 +39,16 @@ async function bundle() {
   return built.outputFiles[0].text;
 }
 
-/** The site: its page with posthog-js, and a page without it to leave to. */
+/**
+ * The site: its page with posthog-js from npm, a page without it to leave to, and a page that loads posthog-js as
+ * PostHog's HTML snippet does, from api_host's /static/array.js (Eddy serves it).
+ */
 function site(script) {
+  const scriptTag = `<!doctype html><html><head><title>Eddy e2e, script tag</title>
+    <script src="${eddyUrl}/static/array.js"></script><script>
+    posthog.init(${JSON.stringify(token)}, { api_host: ${JSON.stringify(eddyUrl)}, opt_out_useragent_filter: true,
+      persistence: 'memory', capture_pageview: false, capture_pageleave: false, autocapture: false });
+  </script></head><body><p>posthog-js from Eddy's /static/array.js</p></body></html>`;
   const page = `<!doctype html><html><head><title>Eddy e2e</title><script src="/posthog.js"></script><script>
     posthog.init(${JSON.stringify(token)}, { api_host: ${JSON.stringify(eddyUrl)}, opt_out_useragent_filter: true });
   </script></head><body><h1>A site that uses posthog-js</h1><a id="leave" href="/bye">leave</a></body></html>`;
@@ -50,6 +59,8 @@ function site(script) {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
     } else if (req.url === '/favicon.ico') {
       res.writeHead(204).end();
+    } else if (req.url === '/script-tag') {
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(scriptTag);
     } else if (req.url === '/bye') {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>bye</title><p>bye</p>');
     } else {
@@ -176,6 +187,12 @@ async function main() {
     const beacons = await page.evaluate(() => JSON.parse(localStorage.getItem('eddy-beacons') ?? '[]'));
     // Let the beacons reach Eddy before the browser closes.
     await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    // posthog-js as the snippet loads it: Eddy's /static/array.js in a script tag, then one event sent at once.
+    await page.goto(`${siteUrl}/script-tag`);
+    await page.evaluate((name) => window.posthog.capture(name, { loaded_from: 'static/array.js' }, { send_instantly: true }),
+      `js script-tag ${run}`);
+    await waitFor(() => requests.some((r) => r.events?.includes(`js script-tag ${run}`) && r.status !== null), 'the script-tag page\'s event');
 
     const summary = { anonymousId, flags, beacons, requests, failures, consoleErrors };
     console.log(JSON.stringify(summary));

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * sends its $pageview, queued events (flushed by its request queue's timer, and by {@code sendBeacon} when the page is
  * left), $identify with its {@code $set_once} of {@code $initial_*} properties, and a group. Every request is answered
  * without an error, and what Eddy stored is exactly what the page sent: events counted once, the anonymous visitor's
- * events on the identified person, the person's and the group's properties.
+ * events on the identified person, the person's and the group's properties. Last, a page loads posthog-js as PostHog's
+ * HTML snippet does, from Eddy's {@code /static/array.js}, and its event is counted.
  */
 class PostHogJsBrowserIT extends EddyIT {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -54,7 +55,7 @@ class PostHogJsBrowserIT extends EddyIT {
         assertThat(seen.get("consoleErrors")).as("errors in the console").isEmpty();
         final List<String> asked = new ArrayList<>();
         seen.get("requests").forEach(r -> asked.add(r.get("method").asText() + " " + r.get("path").asText() + " " + r.get("status").asText()));
-        assertThat(asked).contains("GET /array/" + eddy.projectToken() + "/config.js 200", "POST /flags/ 200");
+        assertThat(asked).contains("GET /array/" + eddy.projectToken() + "/config.js 200", "POST /flags/ 200", "GET /static/array.js 200");
         assertThat(asked).allSatisfy(a -> assertThat(a).endsWith(" 200"));
         assertThat(queuedBatches(seen.get("requests"), "js before " + run)).as("the request queue's batch with both events")
                 .contains(2L);
@@ -66,7 +67,7 @@ class PostHogJsBrowserIT extends EddyIT {
 
         // In Eddy: each event counted once, the last ones only through the beacon.
         final Map<String, Long> expected = Map.of("$pageview", 1L, "js before " + run, 2L, "$identify", 1L,
-                "$groupidentify", 1L, "js after " + run, 3L, "$autocapture", 1L, "$pageleave", 1L);
+                "$groupidentify", 1L, "js after " + run, 3L, "$autocapture", 1L, "$pageleave", 1L, "js script-tag " + run, 1L);
         eddy.waitUntil(() -> eddy.eventCounts().entrySet().containsAll(expected.entrySet()), WAIT,
                 () -> "counts " + expected + ", got " + eddy.eventCounts());
         Thread.sleep(1000);
