@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.testing.EddyIT;
+import dev.eddy.gateway.testing.FuzzInputs;
 import dev.eddy.gateway.testing.TestEddy;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -20,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -51,7 +48,7 @@ class SdkWireFormatsIT extends EddyIT {
         final String run = UUID.randomUUID().toString().substring(0, 8);
         final Map<String, HttpResponse<String>> answers = new LinkedHashMap<>();
         // posthog-js, fetch with gzip (after its remote config said gzip-js): text/plain, no compression parameter.
-        answers.put("js-gzip", post("/e/", "text/plain", Map.of(), gzip(utf8(batch(run, "js-gzip", true)))));
+        answers.put("js-gzip", post("/e/", "text/plain", Map.of(), FuzzInputs.gzip(utf8(batch(run, "js-gzip", true)))));
         // posthog-js without gzip (no remote config yet, or sendBeacon's fallback): a base64 form.
         answers.put("js-base64", post("/i/v0/e/?compression=base64", "application/x-www-form-urlencoded", Map.of(),
                 utf8("data=" + URLEncoder.encode(base64(batch(run, "js-base64", true)), StandardCharsets.UTF_8))));
@@ -59,14 +56,14 @@ class SdkWireFormatsIT extends EddyIT {
         answers.put("js-json", post("/i/v0/e/", "application/json", Map.of(), utf8(batch(run, "js-json", true))));
         // posthog-android, posthog-ios, posthog-flutter, @posthog/core (node): /batch without the slash, gzip announced.
         answers.put("mobile", post("/batch", "application/json; charset=utf-8", Map.of("Content-Encoding", "gzip"),
-                gzip(utf8(batch(run, "mobile", true)))));
+                FuzzInputs.gzip(utf8(batch(run, "mobile", true)))));
         // posthog-go with gzip: announced twice, no sent_at.
         answers.put("go", post("/batch/?compression=gzip", "application/json", Map.of("Content-Encoding", "gzip"),
-                gzip(utf8("{\"api_key\":\"" + eddy.projectToken() + "\",\"historical_migration\":false,\"batch\":["
+                FuzzInputs.gzip(utf8("{\"api_key\":\"" + eddy.projectToken() + "\",\"historical_migration\":false,\"batch\":["
                         + event(run, "go") + "]}"))));
         // posthog-ruby (gzip by default) and posthog-php: {api_key, batch}, PHP's timestamps with microseconds.
         answers.put("ruby", post("/batch/", "application/json", Map.of("Content-Encoding", "gzip"),
-                gzip(utf8(batch(run, "ruby", false)))));
+                FuzzInputs.gzip(utf8(batch(run, "ruby", false)))));
         answers.put("php", post("/batch/", "application/json", Map.of(), utf8("{\"batch\":[{\"event\":\"wire php " + run
                 + "\",\"properties\":{\"$lib\":\"posthog-php\"},\"distinct_id\":\"wire-php\",\"groups\":[],"
                 + "\"timestamp\":\"2026-11-24T10:00:00.123456+00:00\",\"uuid\":\"" + UUID.randomUUID() + "\"}],\"api_key\":\""
@@ -94,12 +91,12 @@ class SdkWireFormatsIT extends EddyIT {
                 + "\"person_properties\":{\"$lib\":\"web\"},\"timezone\":\"Europe/Paris\",\"sent_at\":\"" + Instant.now() + "\"}";
         assertEnabled("js-base64", post("/flags/?v=2&compression=base64", "application/x-www-form-urlencoded", Map.of(),
                 utf8("data=" + URLEncoder.encode(base64(js), StandardCharsets.UTF_8))));
-        assertEnabled("js-gzip", post("/flags/?v=2", "text/plain", Map.of(), gzip(utf8(js))));
+        assertEnabled("js-gzip", post("/flags/?v=2", "text/plain", Map.of(), FuzzInputs.gzip(utf8(js))));
         // posthog-android and posthog-server: gzip announced by Content-Encoding, api_key.
         final String android = "{\"api_key\":\"" + token + "\",\"distinct_id\":\"android\",\"timezone\":\"UTC\",\"groups\":{},"
                 + "\"group_properties\":{},\"geoip_disable\":false}";
         assertEnabled("android", post("/flags/?v=2", "application/json; charset=utf-8", Map.of("Content-Encoding", "gzip"),
-                gzip(utf8(android))));
+                FuzzInputs.gzip(utf8(android))));
         // posthog-ios: no slash before the query.
         assertEnabled("ios", post("/flags?v=2", "application/json; charset=utf-8", Map.of(), utf8(android)));
         // posthog-ruby: the key as token, the flags named.
@@ -239,15 +236,5 @@ class SdkWireFormatsIT extends EddyIT {
 
     private static String base64(final String text) {
         return Base64.getEncoder().encodeToString(utf8(text));
-    }
-
-    private static byte[] gzip(final byte[] data) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(data);
-        } catch (final IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
     }
 }
