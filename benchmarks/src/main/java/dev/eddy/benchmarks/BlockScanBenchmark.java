@@ -2,7 +2,7 @@ package dev.eddy.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.columns.BlockFilter;
+import dev.eddy.trends.BlockFilter;
 import dev.eddy.columns.EventBlock;
 import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;

@@ -74,6 +74,9 @@ public final class InsightsBenchmark {
             eddy = new EddyHttp(vertx, gateway, args.get("key"), inFlight + 1);
             load(events, InsightQuery.allEvents(events));
             EddyStreams.awaitIdle(eddy.client());
+            if (args.containsKey("state-dir")) {
+                StateDirSize.print(java.nio.file.Path.of(args.get("state-dir")), events.count);
+            }
 
             t0 = System.nanoTime();
             try (DuckDbInsights duck = new DuckDbInsights(events)) {

@@ -30,10 +30,12 @@ import java.util.UUID;
  *
  * <p>Encoding (version 1), integers big-endian, {@code varint} unsigned LEB128, a string {@code [length: varint][UTF-8]}:
  * {@code [version][rows: varint][section count: varint]([name: string][length: varint])*} then the sections' bytes in
- * that order, so a reader finds a column without reading the others. Sections: {@code time} ({@code [first: 8]} then a
+ * that order, so a reader finds a column without reading the others. Sections: {@code span} (the earliest and latest
+ * time, 8 bytes each, so a query skips a block outside its range unread), {@code time} ({@code [first: 8]} then a
  * zigzag varint delta per row), {@code uuid} (16 bytes per row), {@code person} (a dictionary of 16-byte uuids, then
- * codes), {@code distinct_id} and {@code event} (dictionaries of strings, then codes), and {@code p:<key>} per property
- * (a dictionary of JSON texts without the "absent" entry, then codes). A dictionary is {@code [size: varint][entries]},
+ * codes), {@code distinct_id} and {@code event} (dictionaries of strings, then codes), {@code g:<type index>} per group
+ * type some event has ({@code $groups}: a dictionary of the keys as JSON texts) and {@code p:<key>} per property (a
+ * dictionary of JSON texts), each of the last two without the "absent" entry, then codes. A dictionary is {@code [size: varint][entries]},
  * codes {@code [width: 1, 2 or 4][rows × width]}. A decoded block reads a section when it is first asked for (a block
  * is read by one query at a time). Rows keep the order they were added in.
  */
@@ -51,9 +53,12 @@ public final class EventBlock {
     private Column distinctIds;
     private Column events;
     private final Map<String, Column> properties;
+    private final Map<String, Column> groups;
+    private long[] span;
 
     private EventBlock(final long[] timeMicros, final long[] uuidHigh, final long[] uuidLow, final Column persons,
-                       final Column distinctIds, final Column events, final Map<String, Column> properties) {
+                       final Column distinctIds, final Column events, final Map<String, Column> groups,
+                       final Map<String, Column> properties) {
         this.rows = timeMicros.length;
         this.sections = Map.of();
         this.bytes = null;
@@ -63,7 +68,15 @@ public final class EventBlock {
         this.persons = persons;
         this.distinctIds = distinctIds;
         this.events = events;
+        this.groups = groups;
         this.properties = properties;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (final long t : timeMicros) {
+            first = Math.min(first, t);
+            last = Math.max(last, t);
+        }
+        this.span = new long[] {first, last};
     }
 
     private EventBlock(final int rows, final Map<String, int[]> sections, final byte[] bytes) {
@@ -71,16 +84,25 @@ public final class EventBlock {
         this.sections = sections;
         this.bytes = bytes;
         this.properties = new HashMap<>();
+        this.groups = new HashMap<>();
     }
 
     /** One event as a block takes it. */
-    public record Row(long timeMicros, UUID uuid, UUID person, String distinctId, String event, ObjectNode properties) {
+    public record Row(long timeMicros, UUID uuid, UUID person, String distinctId, String event, Map<Integer, String> groups,
+                      ObjectNode properties) {
         public Row {
             Objects.requireNonNull(uuid, "uuid");
             Objects.requireNonNull(person, "person");
             Objects.requireNonNull(distinctId, "distinctId");
             Objects.requireNonNull(event, "event");
+            groups = Map.copyOf(groups);
             Objects.requireNonNull(properties, "properties");
+        }
+
+        /** A row without groups. */
+        public Row(final long timeMicros, final UUID uuid, final UUID person, final String distinctId, final String event,
+                   final ObjectNode properties) {
+            this(timeMicros, uuid, person, distinctId, event, Map.of(), properties);
         }
     }
 
@@ -153,6 +175,35 @@ public final class EventBlock {
         return read;
     }
 
+    /** The rows' keys of the group of type {@code typeIndex} ({@code $groups}): absent where an event has none. */
+    public Column group(final int typeIndex) {
+        final String name = GROUP + typeIndex;
+        final Column column = groups.get(name);
+        if (column != null) {
+            return column;
+        }
+        final Column read = sections.containsKey(name) ? readProperty(section(name), rows) : Column.absent(rows);
+        groups.put(name, read);
+        return read;
+    }
+
+    /** The earliest and the latest time of the block's rows (microseconds), read without reading the times. */
+    public long firstMicros() {
+        return span()[0];
+    }
+
+    public long lastMicros() {
+        return span()[1];
+    }
+
+    private long[] span() {
+        if (span == null) {
+            final ByteBuffer in = section(SPAN);
+            span = new long[] {in.getLong(), in.getLong()};
+        }
+        return span;
+    }
+
     /** The keys of the block's property columns. */
     public java.util.Set<String> propertyKeys() {
         if (bytes == null) {
@@ -172,8 +223,15 @@ public final class EventBlock {
                 props.set(key, value);
             }
         }
+        final Map<Integer, String> groupKeys = new HashMap<>();
+        for (int index = 0; index < GROUP_TYPES; index++) {
+            final JsonNode key = group(index).value(row);
+            if (key != null) {
+                groupKeys.put(index, key.asText());
+            }
+        }
         return new Row(timeMicros(row), uuid(row), UUID.fromString(persons().value(row).asText()), distinctIds().value(row).asText(),
-                events().value(row).asText(), props);
+                events().value(row).asText(), groupKeys, props);
     }
 
     /**
@@ -243,6 +301,7 @@ public final class EventBlock {
             final Dictionary distinctIds = new Dictionary(false, n);
             final Dictionary events = new Dictionary(false, n);
             final Map<String, Dictionary> columns = new LinkedHashMap<>();
+            final Map<String, Dictionary> groupColumns = new LinkedHashMap<>();
             for (int r = 0; r < n; r++) {
                 final Row row = rows.get(r);
                 times[r] = row.timeMicros();
@@ -255,10 +314,19 @@ public final class EventBlock {
                     final Map.Entry<String, JsonNode> property = it.next();
                     columns.computeIfAbsent(property.getKey(), k -> new Dictionary(true, n)).add(r, property.getValue());
                 }
+                for (final Map.Entry<Integer, String> group : row.groups().entrySet()) {
+                    if (group.getKey() < 0 || group.getKey() >= GROUP_TYPES) {
+                        throw new IllegalArgumentException("group type index " + group.getKey() + " is not from 0 to " + (GROUP_TYPES - 1));
+                    }
+                    groupColumns.computeIfAbsent(GROUP + group.getKey(), k -> new Dictionary(true, n))
+                            .add(r, Json.mapper().getNodeFactory().textNode(group.getValue()));
+                }
             }
             final Map<String, Column> properties = new LinkedHashMap<>();
             columns.forEach((key, dictionary) -> properties.put(key, dictionary.column()));
-            return new EventBlock(times, high, low, persons.column(), distinctIds.column(), events.column(), properties);
+            final Map<String, Column> groups = new LinkedHashMap<>();
+            groupColumns.forEach((name, dictionary) -> groups.put(name, dictionary.column()));
+            return new EventBlock(times, high, low, persons.column(), distinctIds.column(), events.column(), groups, properties);
         }
     }
 
@@ -293,6 +361,10 @@ public final class EventBlock {
     private static final String DISTINCT_IDS = "distinct_id";
     private static final String EVENTS = "event";
     private static final String PROPERTY = "p:";
+    private static final String GROUP = "g:";
+    private static final String SPAN = "span";
+    /** Group type indexes run from 0 to 4, as PostHog's five group types. */
+    public static final int GROUP_TYPES = 5;
 
     /** @throws IllegalStateException for a block that was itself decoded (encode the rows it was built from) */
     public byte[] encode() {
@@ -300,6 +372,9 @@ public final class EventBlock {
             return bytes.clone();
         }
         final Map<String, Out> parts = new LinkedHashMap<>();
+        final Out spanned = parts.computeIfAbsent(SPAN, k -> new Out(16));
+        spanned.fixed(rows == 0 ? 0 : span[0]);
+        spanned.fixed(rows == 0 ? 0 : span[1]);
         final Out time = parts.computeIfAbsent(TIME, k -> new Out(8 + rows * 2));
         final long first = rows == 0 ? 0 : timeMicros[0];
         time.fixed(first);
@@ -323,14 +398,8 @@ public final class EventBlock {
         people.codes(persons);
         parts.computeIfAbsent(DISTINCT_IDS, k -> new Out(rows)).texts(distinctIds);
         parts.computeIfAbsent(EVENTS, k -> new Out(rows)).texts(events);
-        for (final Map.Entry<String, Column> column : properties.entrySet()) {
-            final Out out = parts.computeIfAbsent(PROPERTY + column.getKey(), k -> new Out(rows));
-            out.varint(column.getValue().size() - 1);
-            for (int c = 1; c < column.getValue().size(); c++) {
-                out.string(json(column.getValue().entry(c)));
-            }
-            out.codes(column.getValue());
-        }
+        groups.forEach((name, column) -> parts.computeIfAbsent(name, k -> new Out(rows)).values(column));
+        properties.forEach((key, column) -> parts.computeIfAbsent(PROPERTY + key, k -> new Out(rows)).values(column));
         final Out block = new Out(64);
         block.buffer.write(VERSION);
         block.varint(rows);
@@ -369,7 +438,7 @@ public final class EventBlock {
             if (offset != bytes.length) {
                 throw new IllegalArgumentException("an event block whose sections do not add up to its length");
             }
-            for (final String required : List.of(TIME, UUIDS, PERSONS, DISTINCT_IDS, EVENTS)) {
+            for (final String required : List.of(SPAN, TIME, UUIDS, PERSONS, DISTINCT_IDS, EVENTS)) {
                 if (!sections.containsKey(required)) {
                     throw new IllegalArgumentException("an event block without its " + required + " section");
                 }
@@ -500,6 +569,15 @@ public final class EventBlock {
             final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
             varint(utf8.length);
             buffer.writeBytes(utf8);
+        }
+
+        /** A column with an "absent" code 0: its other entries as JSON texts, then the codes. */
+        void values(final Column column) {
+            varint(column.size() - 1);
+            for (int c = 1; c < column.size(); c++) {
+                string(json(column.entry(c)));
+            }
+            codes(column);
         }
 
         void texts(final Column column) {

@@ -27,6 +27,10 @@ public final class SeriesPartial {
     static final long MAX_CELLS = 10_000_000;
     private final Map<String, Cell[]> cells = new HashMap<>();
     private final Map<Long, Integer> hourBuckets = new HashMap<>();
+    /** Each bucket's first microsecond, then the range's first and last, for {@link #bucketOfMicros}; made on first use. */
+    private long[] bucketStarts;
+    private long firstMicros;
+    private long lastMicros;
 
     /** One bucket's aggregate: whatever {@link #math} needs of it. */
     static final class Cell {
@@ -150,6 +154,45 @@ public final class SeriesPartial {
         if (bucket >= 0) {
             addTo(TrendEvent.of(start, actor), bucket);
         }
+    }
+
+    /**
+     * The bucket of an event at {@code timeMicros} (microseconds since the epoch), or -1 outside the range: what
+     * {@link DateRange#bucketOf} answers for that instant, by a search over the buckets' starts.
+     */
+    public int bucketOfMicros(final long timeMicros) {
+        if (bucketStarts == null) {
+            final long[] starts = new long[buckets.size()];
+            for (int b = 0; b < starts.length; b++) {
+                starts[b] = ceilMicros(buckets.get(b).toInstant());
+            }
+            firstMicros = ceilMicros(range.from().toInstant());
+            lastMicros = Math.floorDiv(range.to().toInstant().getEpochSecond() * 1_000_000_000L + range.to().toInstant().getNano(), 1000L);
+            bucketStarts = starts;
+        }
+        if (timeMicros < firstMicros || timeMicros > lastMicros) {
+            return -1;
+        }
+        final int found = Arrays.binarySearch(bucketStarts, timeMicros);
+        return found >= 0 ? found : -found - 2;
+    }
+
+    /** The first whole microsecond at or after {@code time}. */
+    private static long ceilMicros(final Instant time) {
+        return Math.addExact(Math.multiplyExact(time.getEpochSecond(), 1_000_000L), (time.getNano() + 999) / 1000);
+    }
+
+    /**
+     * Adds {@code count} events to a bucket and breakdown value at once: what {@code count} calls of {@link #add}
+     * with events of that bucket and value add, for math that only counts events.
+     *
+     * @throws IllegalStateException unless the math counts events
+     */
+    public void addEvents(final int bucket, final String breakdown, final long count) {
+        if (math != TrendMath.TOTAL) {
+            throw new IllegalStateException("only event totals are counted without their events");
+        }
+        cell(cells.computeIfAbsent(breakdown, k -> newCells()), bucket).events += count;
     }
 
     /** The bucket of an hour, worked out once per hour: rollups feed every hour of every partition. */

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.EventBlock;
 import dev.eddy.timelines.TimelineEvent;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -426,12 +428,135 @@ public final class TrendQuery {
         }
     }
 
-    private static String breakdownValue(final Breakdown b, final TimelineEventSource source) {
-        final JsonNode value = switch (b.type()) {
+    /**
+     * Adds the rows of a block (person and group properties through {@code properties}) to {@code partial}, leaving out
+     * the {@code deleted} ones: exactly what {@link #add(Partial, String, TimelineEvent, PropertyLookup, Instant)} adds
+     * for each row's event. A block outside every window, or without any series' event, is skipped unread; a series
+     * reads the event column, the times, and only the columns its filters, math and breakdown use. Filters on one
+     * event property are decided once per distinct value ({@link BlockFilter}). Event counts without a breakdown, or
+     * broken down by an event property, are summed per bucket and value code in arrays and added once per block.
+     */
+    public void add(final Partial partial, final EventBlock block, final BitSet deleted, final PropertyLookup properties,
+                    final Instant now) {
+        if (block.rows() == 0 || !overlaps(block.firstMicros(), block.lastMicros())) {
+            return;
+        }
+        final BlockRows rows = new BlockRows(block, properties);
+        final BlockFilter globalFilter = global.matchesEverything() ? null : BlockFilter.of(rows, global, now);
+        final String[] breakdownByCode = breakdown.filter(b -> "event".equals(b.type()))
+                .map(b -> eventBreakdownValues(block.property(b.property()))).orElse(null);
+        for (final Series s : series) {
+            final int eventCode = s.event().map(name -> block.events().codeOf(name)).orElse(ANY_EVENT);
+            if (eventCode == -1) {
+                continue;
+            }
+            final BlockFilter own = s.properties().matchesEverything() ? null : BlockFilter.of(rows, s.properties(), now);
+            addSeries(partial, s, rows, deleted, eventCode, globalFilter, own, breakdownByCode, now);
+        }
+    }
+
+    private static final int ANY_EVENT = -2;
+
+    private void addSeries(final Partial partial, final Series s, final BlockRows rows, final BitSet deleted, final int eventCode,
+                           final BlockFilter globalFilter, final BlockFilter own, final String[] breakdownByCode, final Instant now) {
+        final EventBlock block = rows.block();
+        final EventBlock.Column events = block.events();
+        final EventBlock.Column breakdownColumn = breakdownByCode == null ? null : block.property(breakdown.get().property());
+        // Counting events without a breakdown or by an event property: per range, a count per bucket and value code.
+        final boolean counting = s.math() == TrendMath.TOTAL && (breakdown.isEmpty() || breakdownByCode != null);
+        final int width = breakdownByCode == null ? 1 : breakdownByCode.length;
+        final long[][] counts = counting ? new long[ranges.size()][] : null;
+        final EventBlock.Column groupColumn = s.mathGroupTypeIndex().isPresent() && s.math().distinctActors()
+                ? groupColumn(block, s.mathGroupTypeIndex().get()) : null;
+        final EventBlock.Column valueColumn = s.mathProperty().map(block::property).orElse(null);
+        for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+            if (eventCode != ANY_EVENT && events.code(r) != eventCode) {
+                continue;
+            }
+            final long time = block.timeMicros(r);
+            if (!relevant(time) || globalFilter != null && !globalFilter.test(r) || own != null && !own.test(r)) {
+                continue;
+            }
+            if (counting) {
+                final int code = breakdownColumn == null ? 0 : breakdownColumn.code(r);
+                for (int p = 0; p < ranges.size(); p++) {
+                    final int bucket = partial.series.get(p * series.size() + s.order()).bucketOfMicros(time);
+                    if (bucket >= 0) {
+                        if (counts[p] == null) {
+                            counts[p] = new long[width * partial.series.get(p * series.size() + s.order()).range().buckets().size()];
+                        }
+                        counts[p][bucket * width + code]++;
+                    }
+                }
+                continue;
+            }
+            final String actor;
+            if (s.mathGroupTypeIndex().isPresent() && s.math().distinctActors()) {
+                final JsonNode group = groupColumn == null ? null : groupColumn.value(r);
+                if (group == null || group.asText().isEmpty()) {
+                    continue;
+                }
+                actor = group.asText();
+            } else {
+                actor = block.persons().value(r).asText();
+            }
+            final OptionalDouble value = valueColumn == null ? OptionalDouble.empty()
+                    : PropertyFilter.number(valueColumn.value(r)).map(OptionalDouble::of).orElse(OptionalDouble.empty());
+            final String breakdownValue = breakdownByCode != null ? breakdownByCode[breakdownColumn.code(r)]
+                    : breakdown.isPresent() ? breakdownValue(breakdown.get(), rows.at(r)) : "";
+            final TrendEvent counted = new TrendEvent(TimelineEvent.instant(time), actor, value, breakdownValue);
+            for (int p = 0; p < ranges.size(); p++) {
+                partial.series.get(p * series.size() + s.order()).add(counted);
+            }
+        }
+        if (counting) {
+            for (int p = 0; p < ranges.size(); p++) {
+                if (counts[p] == null) {
+                    continue;
+                }
+                final SeriesPartial target = partial.series.get(p * series.size() + s.order());
+                for (int cell = 0; cell < counts[p].length; cell++) {
+                    if (counts[p][cell] > 0) {
+                        target.addEvents(cell / width, breakdownByCode == null ? "" : breakdownByCode[cell % width], counts[p][cell]);
+                    }
+                }
+            }
+        }
+    }
+
+    private static EventBlock.Column groupColumn(final EventBlock block, final int typeIndex) {
+        return typeIndex >= 0 && typeIndex < EventBlock.GROUP_TYPES ? block.group(typeIndex) : null;
+    }
+
+    /** An event property's breakdown value for each code of its column. */
+    private static String[] eventBreakdownValues(final EventBlock.Column column) {
+        final String[] values = new String[column.size()];
+        for (int code = 0; code < values.length; code++) {
+            values[code] = breakdownValue(column.entry(code));
+        }
+        return values;
+    }
+
+    /** Whether any window holds a moment between {@code firstMicros} and {@code lastMicros}. */
+    private boolean overlaps(final long firstMicros, final long lastMicros) {
+        for (final long[] window : windows) {
+            if (lastMicros >= window[0] && firstMicros <= window[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String breakdownValue(final Breakdown b, final PropertyFilter.Source source) {
+        return breakdownValue(switch (b.type()) {
             case "person" -> source.person(b.property());
             case "group" -> source.group(b.groupTypeIndex(), b.property());
             default -> source.event(b.property());
-        };
+        });
+    }
+
+    /** PostHog's breakdown value of a property value: its text, or the null sentinel when missing or empty. */
+    private static String breakdownValue(final JsonNode value) {
         if (value == null || value.isNull() || value.isMissingNode() || value.isTextual() && value.asText().isEmpty()) {
             return TrendEvent.NULL_BREAKDOWN;
         }

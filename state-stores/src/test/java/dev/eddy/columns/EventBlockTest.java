@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.serde.Json;
+import dev.eddy.trends.BlockFilter;
+import dev.eddy.trends.BlockRows;
 import dev.eddy.trends.PropertyFilter;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,6 +2,8 @@ package dev.eddy.gateway.trends;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
@@ -45,7 +47,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
  * rollups instead of its events: hourly counts ({@link StoreNames#HOURLY_COUNTS}) and unique-person markers
  * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
- * 720 cells per event name; daily actives one marker per person and day active.
+ * 720 cells per event name; daily actives one marker per person and day active. Other trends read each partition's
+ * event blocks ({@link StoredBlocks}: only the columns they use, filters decided per distinct value) once every event
+ * of the partition has its row there, and its timelines until then; funnels read the timelines.
  */
 public final class InsightQueryService {
     private static final String EARLIEST = "earliest";
@@ -158,6 +162,17 @@ public final class InsightQueryService {
             return false;
         }
 
+        /** Whether this kind reads the partition's event blocks (when they hold every event) instead of its timelines. */
+        default boolean readsBlocks() {
+            return false;
+        }
+
+        /** Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial. */
+        default void scanBlocks(final Q query, final P partial, final KeyValueIterator<Bytes, byte[]> blocks, final PropertyLookup properties,
+                                final Instant now, final QueryControl control) {
+            throw new UnsupportedOperationException("this kind reads the timelines");
+        }
+
         P merge(P into, P other);
 
         byte[] encode(P partial);
@@ -208,6 +223,23 @@ public final class InsightQueryService {
                     query.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), properties, now);
                 }
             }
+        }
+
+        @Override
+        public boolean readsBlocks() {
+            return true;
+        }
+
+        @Override
+        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
+                               final PropertyLookup properties, final Instant now, final QueryControl control) {
+            // A block being filled is built from its rows; rows no series counts are skipped by name and time, undecoded.
+            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
+            StoredBlocks.read(blocks, event -> query.relevant(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
+                    (block, deleted) -> {
+                        control.check();
+                        query.add(partial, block, deleted, properties, now);
+                    });
         }
 
         @Override
@@ -424,10 +456,18 @@ public final class InsightQueryService {
                     Scatter.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
                 continue;
             }
-            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<String, PersonState> persons = Scatter.partition(app, StoreNames.PERSONS, p);
+            final PropertyLookup properties = TimelineScans.properties(project, persons, groups);
+            if (engine.readsBlocks() && Scatter.<String, Long>partition(app, StoreNames.EVENT_BLOCK_META, p).get(BlockKeys.COMPLETE) != null) {
+                final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
+                try (KeyValueIterator<Bytes, byte[]> rows = blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project))) {
+                    engine.scanBlocks(query, partial, rows, properties, request.now(), control);
+                }
+                continue;
+            }
+            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
             try (KeyValueIterator<Bytes, byte[]> events = timelines.range(TimelineKeys.projectStart(project), TimelineKeys.projectEnd(project))) {
-                engine.scan(query, partial, events, TimelineScans.properties(project, persons, groups), request.now(), control);
+                engine.scan(query, partial, events, properties, request.now(), control);
             }
         }
         return partial;

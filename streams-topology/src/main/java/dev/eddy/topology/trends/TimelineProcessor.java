@@ -68,9 +68,17 @@ public final class TimelineProcessor implements Processor<String, Object, String
     private static final Bytes LAST_KEY = Bytes.wrap(filled(TimelineKeys.LENGTH, (byte) 0xFF));
 
     private final Duration retention;
-    /** While the rollups are rebuilt: the last timeline key they include; null once they include every event. */
+    /** While a rebuild runs: the last timeline key it has read; null when none runs. */
     private Bytes rebuiltUpTo;
+    /** Whether the rollups are being rebuilt (and count a live event only once the rebuild has passed its key). */
+    private boolean rollupsRebuilding;
+    /** The last timeline key the rollups included when this rebuild started (an earlier one had got that far). */
+    private Bytes rollupsFrom = Bytes.wrap(new byte[0]);
+    /** Whether the event blocks are being completed (a live event gets its row at once; the rebuild skips it). */
+    private boolean blocksRebuilding;
     private boolean builtFlagPending;
+    private boolean completeFlagPending;
+    private EventBlockWriter blocks;
     private org.apache.kafka.streams.processor.Cancellable rebuild;
     private ProcessorContext<String, byte[]> context;
     private KeyValueStore<Bytes, byte[]> timelines;
@@ -100,32 +108,45 @@ public final class TimelineProcessor implements Processor<String, Object, String
         this.rollups = context.getStateStore(StoreNames.HOURLY_COUNTS);
         this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
         this.markers = context.getStateStore(StoreNames.UNIQUE_MARKERS);
+        this.blocks = new EventBlockWriter(context.getStateStore(StoreNames.EVENT_BLOCKS), context.getStateStore(StoreNames.EVENT_BLOCK_ROWS),
+                context.getStateStore(StoreNames.EVENT_BLOCK_META));
         if (!retention.isZero()) {
             context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
         }
-        if (rollups.get(HourlyEventKey.BUILT) == null) {
+        rollupsRebuilding = rollups.get(HourlyEventKey.BUILT) == null;
+        blocksRebuilding = !blocks.complete();
+        if (rollupsRebuilding || blocksRebuilding) {
             startRebuild();
         }
     }
 
     /**
-     * Rollups written by an earlier format (or none at all, before an upgrade) are rebuilt from the partition's
-     * timelines in the background, a batch per punctuation; meanwhile queries read this partition's events instead
-     * ({@link HourlyEventKey#BUILT} is absent). Events stored or removed while it runs count only once the rebuild
-     * has passed their key, so nothing counts twice.
+     * Rollups written by an earlier format (or none at all, before an upgrade) and event blocks missing rows (before
+     * an upgrade that added them) are rebuilt from the partition's timelines in the background, a batch per
+     * punctuation; meanwhile queries read this partition's timelines instead ({@link HourlyEventKey#BUILT} or
+     * {@link dev.eddy.columns.BlockKeys#COMPLETE} is absent). Events stored or removed while it runs count in the rollups only
+     * once the rebuild has passed their key, so nothing counts twice. They get their block rows at once; the rebuild
+     * adds rows only to events without one, so a block rebuild may safely start over from the first key (it does
+     * when the process restarts), while the rollups count only keys past the cursor they had reached.
      */
     private void startRebuild() {
         final String cursor = redirects.get(REBUILD_CURSOR);
         if (cursor == null) {
             try (KeyValueIterator<Bytes, byte[]> any = timelines.all()) {
                 if (!any.hasNext()) {
-                    // Nothing stored yet: complete as it stands; the flag is written with the first record.
-                    builtFlagPending = true;
+                    // Nothing stored yet: complete as it stands; the flags are written with the first record.
+                    builtFlagPending = rollupsRebuilding;
+                    completeFlagPending = blocksRebuilding;
+                    rollupsRebuilding = false;
+                    blocksRebuilding = false;
                     return;
                 }
             }
         }
-        rebuiltUpTo = cursor == null ? Bytes.wrap(new byte[0]) : Bytes.wrap(java.util.HexFormat.of().parseHex(cursor));
+        if (rollupsRebuilding && cursor != null) {
+            rollupsFrom = Bytes.wrap(java.util.HexFormat.of().parseHex(cursor));
+        }
+        rebuiltUpTo = blocksRebuilding ? Bytes.wrap(new byte[0]) : rollupsFrom;
         rebuild = context.schedule(REBUILD_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> rebuildSome());
     }
 
@@ -142,10 +163,12 @@ public final class TimelineProcessor implements Processor<String, Object, String
                 if (entry.key.equals(rebuiltUpTo)) {
                     continue;
                 }
-                final TimelineEvent event = TimelineEvent.decode(entry.value);
-                final long projectId = TimelineKeys.project(entry.key);
-                final UUID person = TimelineKeys.person(entry.key);
-                index(projectId, person, event);
+                if (rollupsRebuilding && entry.key.compareTo(rollupsFrom) > 0) {
+                    index(TimelineKeys.project(entry.key), TimelineKeys.person(entry.key), TimelineEvent.decode(entry.value));
+                }
+                if (blocksRebuilding) {
+                    blocks.append(entry.key, entry.value);
+                }
                 last = entry.key;
                 indexed++;
             }
@@ -155,18 +178,30 @@ public final class TimelineProcessor implements Processor<String, Object, String
             rebuiltUpTo = last;
         }
         if (done) {
-            rollups.put(HourlyEventKey.BUILT, 1L);
+            if (rollupsRebuilding) {
+                rollups.put(HourlyEventKey.BUILT, 1L);
+            }
+            if (blocksRebuilding) {
+                blocks.markComplete();
+            }
+            rollupsRebuilding = false;
+            blocksRebuilding = false;
             redirects.delete(REBUILD_CURSOR);
             rebuiltUpTo = null;
             rebuild.cancel();
-        } else {
-            redirects.put(REBUILD_CURSOR, java.util.HexFormat.of().formatHex(rebuiltUpTo.get()));
+        } else if (rollupsRebuilding) {
+            redirects.put(REBUILD_CURSOR, java.util.HexFormat.of().formatHex(rollupsCursor().get()));
         }
     }
 
-    /** Whether a stored event is in the rollups: always, except past the cursor of a rebuild that is running. */
+    /** Whether a stored event is in the rollups: always, except past the cursor of a rollup rebuild that is running. */
     private boolean counted(final Bytes key) {
-        return rebuiltUpTo == null || key.compareTo(rebuiltUpTo) <= 0;
+        return !rollupsRebuilding || key.compareTo(rollupsCursor()) <= 0;
+    }
+
+    /** The last timeline key the rollups include while they are rebuilt. */
+    private Bytes rollupsCursor() {
+        return rebuiltUpTo == null || rebuiltUpTo.compareTo(rollupsFrom) < 0 ? rollupsFrom : rebuiltUpTo;
     }
 
     private static byte[] filled(final int length, final byte value) {
@@ -180,6 +215,10 @@ public final class TimelineProcessor implements Processor<String, Object, String
         if (builtFlagPending) {
             rollups.put(HourlyEventKey.BUILT, 1L);
             builtFlagPending = false;
+        }
+        if (completeFlagPending) {
+            blocks.markComplete();
+            completeFlagPending = false;
         }
         final Object value = record.value();
         if (value instanceof EnrichedEvent enriched) {
@@ -211,6 +250,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
         if (added) {
+            blocks.append(key, event);
             changed(projectId, 1);
         }
     }
@@ -263,6 +303,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         if (stored == null) {
             return;
         }
+        blocks.remove(key);
         final TimelineEvent event = TimelineEvent.decode(stored);
         final long projectId = TimelineKeys.project(key);
         final UUID person = TimelineKeys.person(key);
@@ -349,6 +390,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         for (final KeyValue<Bytes, byte[]> event : events) {
             context.forward(record.withKey(target).withValue(event.value), TO_MOVES);
             timelines.delete(event.key);
+            blocks.remove(event.key);
             final TimelineEvent moved = TimelineEvent.decode(event.value);
             if (counted(event.key)) {
                 count(merge.projectId(), moved, -1);

@@ -2,6 +2,8 @@ package dev.eddy.topology.trends;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.StoredBlocks;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
@@ -9,6 +11,7 @@ import dev.eddy.trends.HourlyEventKey;
 import dev.eddy.trends.UniqueMarkers;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.common.serialization.Serdes;
@@ -33,6 +36,9 @@ class RollupRebuildTest {
     private KeyValueStore<HourlyEventKey, Long> counts;
     private KeyValueStore<Bytes, byte[]> markers;
     private TimelineProcessor processor;
+    private KeyValueStore<Bytes, byte[]> blocks;
+    private KeyValueStore<Bytes, byte[]> rows;
+    private KeyValueStore<String, Long> meta;
 
     @BeforeEach
     void stores() {
@@ -43,6 +49,9 @@ class RollupRebuildTest {
         markers = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.UNIQUE_MARKERS), Serdes.Bytes(), Serdes.ByteArray()));
         store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_EXPIRY), Serdes.Bytes(), Serdes.ByteArray()));
         store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_REDIRECTS), Serdes.String(), Serdes.String()));
+        blocks = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCKS), Serdes.Bytes(), Serdes.ByteArray()));
+        rows = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCK_ROWS), Serdes.Bytes(), Serdes.ByteArray()));
+        meta = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCK_META), Serdes.String(), Serdes.Long()));
     }
 
     private <S extends org.apache.kafka.streams.processor.StateStore> S store(final org.apache.kafka.streams.state.StoreBuilder<S> builder) {
@@ -89,7 +98,59 @@ class RollupRebuildTest {
         assertThat(context.scheduledPunctuators()).as("no rebuild to run").isEmpty();
         process(new UUID(2, 2), "signup", HOUR);
         assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
+        assertThat(meta.get(BlockKeys.COMPLETE)).isEqualTo(1L);
         assertThat(counts.get(HourlyEventKey.of(PROJECT, HOUR, "signup"))).isEqualTo(1L);
+        assertThat(blockRows()).hasSize(1);
+    }
+
+    /**
+     * Timelines stored before the event blocks existed (an upgrade; rollups already built) get their rows in the
+     * background, each once, while events arriving meanwhile get theirs at once; the rollups are left as they were.
+     */
+    @Test
+    void storedTimelinesGetTheirBlockRowsOnceWhileNewEventsGetThemAtOnce() {
+        final UUID[] persons = new UUID[10];
+        for (int i = 0; i < persons.length; i++) {
+            persons[i] = new UUID(1, i);
+            put(persons[i], "$pageview", HOUR.plusSeconds(i));
+        }
+        counts.put(HourlyEventKey.BUILT, 1L);
+        counts.put(HourlyEventKey.of(PROJECT, HOUR, "$pageview"), 10L);
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(meta.get(BlockKeys.COMPLETE)).as("not complete: queries read the timelines").isNull();
+
+        processor.rebuildSome();
+        assertThat(blockRows()).hasSize(4);
+        process(persons[1], "$pageview", HOUR.plusSeconds(100));
+        process(persons[8], "$pageview", HOUR.plusSeconds(200));
+        assertThat(blockRows()).as("new events have their rows at once").hasSize(6);
+        assertThat(count()).as("the built rollups count new events at once").isEqualTo(12);
+
+        processor.rebuildSome();
+        processor.rebuildSome();
+        assertThat(meta.get(BlockKeys.COMPLETE)).isEqualTo(1L);
+        final List<String> uuids = blockRows();
+        assertThat(uuids).hasSize(12).doesNotHaveDuplicates();
+        final List<String> stored = new java.util.ArrayList<>();
+        try (var it = timelines.all()) {
+            it.forEachRemaining(e -> stored.add(TimelineEvent.decode(e.value).uuid().toString()));
+        }
+        assertThat(uuids).containsExactlyInAnyOrderElementsOf(stored);
+        assertThat(count()).as("the rebuild left the rollups alone").isEqualTo(12);
+    }
+
+    /** The uuids of the rows in the project's event blocks that are not deleted. */
+    private List<String> blockRows() {
+        final List<String> uuids = new java.util.ArrayList<>();
+        try (var it = blocks.range(BlockKeys.projectStart(PROJECT), BlockKeys.projectEnd(PROJECT))) {
+            StoredBlocks.read(it, event -> true, (block, deleted) -> {
+                for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                    uuids.add(block.uuid(r).toString());
+                }
+            });
+        }
+        return uuids;
     }
 
     /** An event arriving for a person's timeline (as moved events do: already encoded). */

@@ -1,8 +1,8 @@
-package dev.eddy.columns;
+package dev.eddy.trends;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.EventBlock;
 import dev.eddy.serde.Json;
-import dev.eddy.trends.PropertyFilter;
 import java.time.Instant;
 
 /**
@@ -33,6 +33,12 @@ public final class BlockFilter {
      */
     public static BlockFilter of(final EventBlock block, final PropertyFilter filter, final PropertyFilter.Source others,
                                  final Instant now) {
+        return of(new BlockRows(block, others), filter, now);
+    }
+
+    /** A filter over {@code rows}' block; {@link #test} moves the cursor to the row it tests. */
+    public static BlockFilter of(final BlockRows rows, final PropertyFilter filter, final Instant now) {
+        final EventBlock block = rows.block();
         final java.util.Set<String> keys = filter.eventKeys();
         if (keys.size() == 1 && !filter.readsPersonsOrGroups()) {
             final EventBlock.Column column = block.property(keys.iterator().next());
@@ -47,7 +53,7 @@ public final class BlockFilter {
             }
             return new BlockFilter(column, passes, null, filter, now);
         }
-        return new BlockFilter(null, null, new BlockRows(block, others), filter, now);
+        return new BlockFilter(null, null, rows, filter, now);
     }
 
     /** Whether the filter matches everything (no need to ask per row). */

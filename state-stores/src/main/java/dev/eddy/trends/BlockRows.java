@@ -1,7 +1,7 @@
-package dev.eddy.columns;
+package dev.eddy.trends;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.trends.PropertyFilter;
+import dev.eddy.columns.EventBlock;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -20,6 +20,38 @@ public final class BlockRows implements PropertyFilter.Source {
     public BlockRows(final EventBlock block, final PropertyFilter.Source others) {
         this.block = block;
         this.others = others;
+    }
+
+    /**
+     * Rows whose person and group properties are those of the row's person and group keys (the block's columns), as
+     * {@code lookup} has them.
+     */
+    public BlockRows(final EventBlock block, final PropertyLookup lookup) {
+        this.block = block;
+        this.others = new PropertyFilter.Source() {
+            @Override
+            public JsonNode event(final String key) {
+                return null;
+            }
+
+            @Override
+            public JsonNode person(final String key) {
+                return lookup.person(block.persons().value(row).asText()).get(key);
+            }
+
+            @Override
+            public JsonNode group(final int typeIndex, final String key) {
+                if (typeIndex < 0 || typeIndex >= EventBlock.GROUP_TYPES) {
+                    return null;
+                }
+                final JsonNode group = block.group(typeIndex).value(row);
+                return group == null ? null : lookup.group(typeIndex, group.asText()).get(key);
+            }
+        };
+    }
+
+    public EventBlock block() {
+        return block;
     }
 
     /** Moves to {@code row}. */

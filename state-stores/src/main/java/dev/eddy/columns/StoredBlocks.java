@@ -1,0 +1,70 @@
+package dev.eddy.columns;
+
+import java.util.BitSet;
+import java.util.Iterator;
+import java.util.function.Predicate;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+
+/**
+ * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block with
+ * the set of its rows no longer stored, and each block still being filled as a block built from its tail rows.
+ */
+public final class StoredBlocks {
+    private StoredBlocks() {
+    }
+
+    /** Receives the blocks of a read, in block order. */
+    @FunctionalInterface
+    public interface Visitor {
+        /**
+         * @param deleted the rows of {@code block} that are not stored any more (skip them); empty for a tail
+         */
+        void block(EventBlock block, BitSet deleted);
+    }
+
+    /**
+     * @param entries a project's range of the store, in key order
+     * @param keep    which tail rows are worth building into a block, asked with the row's timeline event bytes
+     *                (queries skip rows outside their range or events unparsed); sealed blocks are always visited
+     */
+    public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Predicate<byte[]> keep, final Visitor visitor) {
+        long current = Long.MIN_VALUE;
+        EventBlock sealed = null;
+        BitSet deleted = new BitSet();
+        EventBlock.Builder tail = null;
+        while (entries.hasNext()) {
+            final KeyValue<Bytes, byte[]> entry = entries.next();
+            final long block = BlockKeys.block(entry.key);
+            if (block != current) {
+                flush(sealed, deleted, tail, visitor);
+                current = block;
+                sealed = null;
+                deleted = new BitSet();
+                tail = null;
+            }
+            switch (BlockKeys.kind(entry.key)) {
+                case BLOCK -> sealed = EventBlock.decode(entry.value);
+                case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
+                case TAIL -> {
+                    if (tail == null) {
+                        tail = new EventBlock.Builder();
+                    }
+                    if (!deleted.get(BlockKeys.row(entry.key)) && keep.test(TailRow.event(entry.value))) {
+                        tail.add(TailRow.decode(entry.value).row());
+                    }
+                }
+            }
+        }
+        flush(sealed, deleted, tail, visitor);
+    }
+
+    private static void flush(final EventBlock sealed, final BitSet deleted, final EventBlock.Builder tail, final Visitor visitor) {
+        if (sealed != null) {
+            visitor.block(sealed, deleted);
+        }
+        if (tail != null && tail.size() > 0) {
+            visitor.block(tail.build(), new BitSet());
+        }
+    }
+}
