@@ -38,7 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Exactly once through a crash: a gateway in this JVM takes events while a streams instance runs as its own
  * process ({@code eddy.jar streams}); the instance is killed with SIGKILL mid-stream and started again on the
  * same state directory. Every acknowledged event must come out of the topology exactly once, and each person's
- * events in the order they were sent (each sets the person's {@code seq}, which must only grow).
+ * events in the order they were sent (each sets the person's {@code seq}, which must only grow). Then, once
+ * everything is counted, the instance is killed again while idle: the restarted instance rebuilds what it derives
+ * from the restored timelines (the event blocks), and trends and funnels answer exactly as before the kill, both
+ * while that rebuild runs (from the timelines) and after it (from the blocks).
  */
 @ExtendWith(SharedInfrastructure.class)
 class StreamsCrashIT {
@@ -129,9 +132,49 @@ class StreamsCrashIT {
             final Map<String, Long> perPerson = new TreeMap<>();
             seqsByUser.keySet().forEach(user -> perPerson.put(user, (long) BATCHES * BATCH / USERS));
             SdkLoad.assertCountedExactly(gateway, "tick", perPerson, WAIT);
+
+            final List<String> answers = insightAnswers();
+            assertThat(answers.get(1)).as("the funnel saw every user twice").contains("\"count\":" + USERS);
+            final String before = streams.output();
+            streams.kill();
+            streams = startStreams();
+            gateway.waitUntil(() -> insightAnswers().equals(answers), WAIT, "answers after the restart equal those before it");
+            final StreamsProcess restarted = streams;
+            gateway.waitUntil(() -> rebuildsFinished(outputOf(restarted).substring(before.length())), WAIT,
+                    "every rebuild the restarted instance started finished");
+            assertThat(insightAnswers()).as("answered from the rebuilt blocks").isEqualTo(answers);
         } finally {
             streams.close();
         }
+    }
+
+    /** A trend per user (events and active users) and a two-step funnel, as answered now. */
+    private static List<String> insightAnswers() {
+        final String trend = "{\"events\":[{\"id\":\"tick\"},{\"id\":\"tick\",\"math\":\"dau\"}],\"date_from\":\"-1d\","
+                + "\"breakdown\":\"user\",\"breakdown_limit\":1000}";
+        final String funnel = "{\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"tick\",\"order\":0},{\"id\":\"tick\",\"order\":1}],"
+                + "\"date_from\":\"-1d\"}";
+        final List<String> answers = new ArrayList<>();
+        for (final String[] query : new String[][] {{"trend", trend}, {"funnel", funnel}}) {
+            final HttpResponse<String> response = gateway.request(gateway.personalKey(), "POST", "/api/projects/1/insights/" + query[0] + "/", query[1]);
+            answers.add(response.statusCode() + " " + TestEddy.json(response).path("result"));
+        }
+        return answers;
+    }
+
+    private static String outputOf(final StreamsProcess process) {
+        try {
+            return process.output();
+        } catch (final IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Whether every rebuild in this output (one per task that needed one) has finished: at least one ran. */
+    private static boolean rebuildsFinished(final String output) {
+        final long started = output.lines().filter(line -> line.contains("rebuilding") && line.contains("from the stored timelines")).count();
+        final long finished = output.lines().filter(line -> line.contains("rebuilt from the stored timelines")).count();
+        return started > 0 && finished == started;
     }
 
     private StreamsProcess startStreams() throws IOException, InterruptedException {

@@ -1,6 +1,7 @@
 package dev.eddy.columns;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -11,40 +12,70 @@ import org.apache.kafka.common.utils.Bytes;
  * {@code [n × ROWS, (n + 1) × ROWS)} make block {@code n}. Under a project and block number the store keeps, in this
  * key order: the sealed block ({@link Kind#BLOCK}, an {@link EventBlock}), the set of its rows that are no longer
  * stored ({@link Kind#DELETED}: moved to another person's partition by a merge, or expired), and, while the block is
- * being filled, its rows one record each ({@link Kind#TAIL}, a {@link TailRow}). When the last row of a block arrives
- * its tail becomes one sealed block; when every row of a sealed block is deleted, the block goes. So a project's
- * events are one key range, read in block order: {@code [project: 8][block: 8][kind: 1]}, plus {@code [row: 2]} for a
- * tail row, big-endian.
+ * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}) and its
+ * newest rows one record each ({@link Kind#TAIL}, a {@link TailRow}). Every {@link #PART_ROWS} rows the tail becomes
+ * a part, and the last row of a block turns its parts and tail into one sealed block: so queries read at most
+ * {@link #PART_ROWS} - 1 rows per project and partition one by one, and a project's blocks are few and large. When
+ * every row of a sealed block is deleted, the block goes. A project's events are one key range, read in block order:
+ * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part and {@code [row: 2]} for a tail row,
+ * big-endian.
+ *
+ * <p>The same store keeps the bookkeeping, in key spaces no project's range reaches (one store, not three: each
+ * store is a RocksDB instance per partition, with its own memtables to flush): which row holds each stored event
+ * ({@code [1][timeline key]} → the row's sequence number, 8 bytes: {@link #rowOfEvent}) and named numbers
+ * ({@code [2][name]} → 8 bytes: {@link #meta}), each project's next row number and {@link #COMPLETE}, present once
+ * every event of the partition's timelines has its row.
  */
 public final class BlockKeys {
-    /** Rows per block: small enough that a partition's tail (read row by row) stays cheap, large enough to compress. */
+    /** Rows per sealed block. */
     public static final int ROWS = 4096;
-    private static final int LENGTH = 8 + 8 + 1;
-    /** The {@code event-block-meta} key present once every event of the partition's timelines has its row. */
+    /** Rows per part of a block being filled: the most rows a query reads one by one per project and partition. */
+    public static final int PART_ROWS = 256;
+    private static final byte BLOCKS = 0;
+    private static final byte ROW_OF_EVENT = 1;
+    private static final byte META = 2;
+    private static final int LENGTH = 1 + 8 + 8 + 1;
+    /** The {@link #meta} name present once every event of the partition's timelines has its row. */
     public static final String COMPLETE = "complete";
-    /** The {@code event-block-meta} key prefix of a project's next row number ({@code next-row:<project id>}). */
-    public static final String NEXT_ROW = "next-row:";
 
-    /** What a key holds. */
+    /** What a key of a project's range holds. */
     public enum Kind {
-        BLOCK, DELETED, TAIL
+        BLOCK, DELETED, PART, TAIL
     }
 
     private BlockKeys() {
     }
 
     public static Bytes block(final long projectId, final long block) {
-        return key(projectId, block, Kind.BLOCK);
+        return Bytes.wrap(key(projectId, block, Kind.BLOCK).array());
     }
 
     public static Bytes deleted(final long projectId, final long block) {
-        return key(projectId, block, Kind.DELETED);
+        return Bytes.wrap(key(projectId, block, Kind.DELETED).array());
+    }
+
+    /** The key of part {@code part} (rows {@code part × PART_ROWS} on) of a block being filled. */
+    public static Bytes part(final long projectId, final long block, final int part) {
+        return Bytes.wrap(key(projectId, block, Kind.PART, 1).put((byte) part).array());
+    }
+
+    /** The part of a {@link Kind#PART} key. */
+    public static int part(final Bytes key) {
+        return key.get()[LENGTH] & 0xFF;
+    }
+
+    /** The first key of a block's parts; with {@link #partsEnd} the range of all of them. */
+    public static Bytes partsStart(final long projectId, final long block) {
+        return part(projectId, block, 0);
+    }
+
+    public static Bytes partsEnd(final long projectId, final long block) {
+        return part(projectId, block, ROWS / PART_ROWS - 1);
     }
 
     /** The key of row {@code row} (0 to {@link #ROWS} - 1) of a block being filled. */
     public static Bytes tail(final long projectId, final long block, final int row) {
-        return Bytes.wrap(ByteBuffer.allocate(LENGTH + 2).putLong(projectId).putLong(block).put((byte) Kind.TAIL.ordinal())
-                .putShort((short) row).array());
+        return Bytes.wrap(key(projectId, block, Kind.TAIL, 2).putShort((short) row).array());
     }
 
     /** The first key of a block's tail; with {@link #tailEnd} the range of all of it. */
@@ -58,25 +89,27 @@ public final class BlockKeys {
 
     /** The first key of a project; with {@link #projectEnd} the range of every block of it. */
     public static Bytes projectStart(final long projectId) {
-        return Bytes.wrap(ByteBuffer.allocate(LENGTH).putLong(projectId).array());
+        return Bytes.wrap(ByteBuffer.allocate(LENGTH).put(BLOCKS).putLong(projectId).array());
     }
 
     public static Bytes projectEnd(final long projectId) {
-        return Bytes.wrap(ByteBuffer.allocate(LENGTH + 2).putLong(projectId).putLong(-1L).put((byte) 0xFF).putShort((short) -1).array());
+        return Bytes.wrap(ByteBuffer.allocate(LENGTH + 2).put(BLOCKS).putLong(projectId).putLong(-1L).put((byte) 0xFF).putShort((short) -1)
+                .array());
     }
 
     public static long project(final Bytes key) {
-        return ByteBuffer.wrap(key.get()).getLong();
+        return ByteBuffer.wrap(key.get(), 1, 8).getLong();
     }
 
     public static long block(final Bytes key) {
-        return ByteBuffer.wrap(key.get(), 8, 8).getLong();
+        return ByteBuffer.wrap(key.get(), 9, 8).getLong();
     }
 
     public static Kind kind(final Bytes key) {
-        final int kind = key.get()[16];
+        final byte[] bytes = key.get();
+        final int kind = bytes.length < LENGTH || bytes[0] != BLOCKS ? -1 : bytes[LENGTH - 1];
         if (kind < 0 || kind >= Kind.values().length) {
-            throw new IllegalArgumentException("not an event-blocks key");
+            throw new IllegalArgumentException("not a key of a project's blocks");
         }
         return Kind.values()[kind];
     }
@@ -96,6 +129,32 @@ public final class BlockKeys {
         return (int) Math.floorMod(sequence, ROWS);
     }
 
+    /** The key under which the row of the event stored under {@code timelineKey} is kept. */
+    public static Bytes rowOfEvent(final Bytes timelineKey) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + timelineKey.get().length).put(ROW_OF_EVENT).put(timelineKey.get()).array());
+    }
+
+    /** The key of a named number of the partition's bookkeeping. */
+    public static Bytes meta(final String name) {
+        final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        return Bytes.wrap(ByteBuffer.allocate(1 + utf8.length).put(META).put(utf8).array());
+    }
+
+    /** The key of a project's next row number. */
+    public static Bytes nextRow(final long projectId) {
+        return meta("next-row:" + projectId);
+    }
+
+    /** An 8-byte value (a sequence number, a counter). */
+    public static byte[] number(final long value) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    }
+
+    /** The number of an 8-byte value; {@code otherwise} for none. */
+    public static long number(final byte[] value, final long otherwise) {
+        return value == null ? otherwise : ByteBuffer.wrap(value).getLong();
+    }
+
     /** A {@link Kind#DELETED} value: the rows deleted, one bit each. */
     public static BitSet deletedRows(final byte[] value) {
         return value == null ? new BitSet(ROWS) : BitSet.valueOf(value);
@@ -105,7 +164,11 @@ public final class BlockKeys {
         return rows.toByteArray();
     }
 
-    private static Bytes key(final long projectId, final long block, final Kind kind) {
-        return Bytes.wrap(ByteBuffer.allocate(LENGTH).putLong(projectId).putLong(block).put((byte) kind.ordinal()).array());
+    private static ByteBuffer key(final long projectId, final long block, final Kind kind) {
+        return key(projectId, block, kind, 0);
+    }
+
+    private static ByteBuffer key(final long projectId, final long block, final Kind kind, final int extra) {
+        return ByteBuffer.allocate(LENGTH + extra).put(BLOCKS).putLong(projectId).putLong(block).put((byte) kind.ordinal());
     }
 }

@@ -2,13 +2,15 @@ package dev.eddy.columns;
 
 import java.util.BitSet;
 import java.util.Iterator;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 
 /**
- * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block with
- * the set of its rows no longer stored, and each block still being filled as a block built from its tail rows.
+ * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block and
+ * each part of a block being filled with the set of its rows no longer stored, and the tail rows of a block being
+ * filled as one block built from them.
  */
 public final class StoredBlocks {
     private StoredBlocks() {
@@ -24,11 +26,13 @@ public final class StoredBlocks {
     }
 
     /**
-     * @param entries a project's range of the store, in key order
-     * @param keep    which tail rows are worth building into a block, asked with the row's timeline event bytes
-     *                (queries skip rows outside their range or events unparsed); sealed blocks are always visited
+     * @param entries   a project's range of the store, in key order
+     * @param timelines the partition's timelines, where tail rows find their events
+     * @param keep      which tail rows are worth building into a block, asked with the row's timeline event bytes
+     *                  (queries skip rows outside their range or events unparsed); sealed blocks are always visited
      */
-    public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Predicate<byte[]> keep, final Visitor visitor) {
+    public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Function<Bytes, byte[]> timelines,
+                            final Predicate<byte[]> keep, final Visitor visitor) {
         long current = Long.MIN_VALUE;
         EventBlock sealed = null;
         BitSet deleted = new BitSet();
@@ -46,12 +50,20 @@ public final class StoredBlocks {
             switch (BlockKeys.kind(entry.key)) {
                 case BLOCK -> sealed = EventBlock.decode(entry.value);
                 case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
+                case PART -> {
+                    final int first = BlockKeys.part(entry.key) * BlockKeys.PART_ROWS;
+                    visitor.block(EventBlock.decode(entry.value), deleted.get(first, first + BlockKeys.PART_ROWS));
+                }
                 case TAIL -> {
                     if (tail == null) {
                         tail = new EventBlock.Builder();
                     }
-                    if (!deleted.get(BlockKeys.row(entry.key)) && keep.test(TailRow.event(entry.value))) {
-                        tail.add(TailRow.decode(entry.value).row());
+                    if (!deleted.get(BlockKeys.row(entry.key))) {
+                        final Bytes timelineKey = TailRow.timelineKey(entry.value);
+                        final byte[] event = timelines.apply(timelineKey);
+                        if (event != null && keep.test(event)) {
+                            tail.add(TailRow.row(timelineKey, event));
+                        }
                     }
                 }
             }

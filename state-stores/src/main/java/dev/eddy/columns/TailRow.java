@@ -4,43 +4,51 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.timelines.TimelineKeys;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.UUID;
+import org.apache.kafka.common.utils.Bytes;
 
 /**
- * A row of a block still being filled ({@link BlockKeys.Kind#TAIL}): the event's person and the event as its timeline
- * keeps it. Encoding (version 1): {@code [version][person: 16][timeline event]}.
+ * A row of a block still being filled ({@link BlockKeys.Kind#TAIL}): a reference to the event in its person's
+ * timeline, which holds it until the row becomes part of a block. Encoding (version 1): {@code [version][timeline key]}.
  */
-public record TailRow(UUID person, TimelineEvent event) {
+public final class TailRow {
     private static final byte VERSION = 1;
-    private static final int HEADER = 1 + 16;
+    /** The row of an event that left before its part was made: never read (its row is marked deleted). */
+    private static final EventBlock.Row LEFT = new EventBlock.Row(0, new UUID(0, 0), new UUID(0, 0), "", "", Map.of(),
+            Json.mapper().createObjectNode());
 
-    public static byte[] encode(final UUID person, final byte[] timelineEvent) {
-        return ByteBuffer.allocate(HEADER + timelineEvent.length).put(VERSION).putLong(person.getMostSignificantBits())
-                .putLong(person.getLeastSignificantBits()).put(timelineEvent).array();
+    private TailRow() {
+    }
+
+    public static byte[] encode(final Bytes timelineKey) {
+        final byte[] value = new byte[1 + TimelineKeys.LENGTH];
+        value[0] = VERSION;
+        System.arraycopy(timelineKey.get(), 0, value, 1, TimelineKeys.LENGTH);
+        return value;
     }
 
     /** @throws IllegalArgumentException on bytes that are not a version-1 tail row */
-    public static TailRow decode(final byte[] bytes) {
-        if (bytes.length < HEADER || bytes[0] != VERSION) {
+    public static Bytes timelineKey(final byte[] tailRow) {
+        if (tailRow.length != 1 + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
             throw new IllegalArgumentException("not a tail row of version " + VERSION);
         }
-        final ByteBuffer in = ByteBuffer.wrap(bytes, 1, 16);
-        return new TailRow(new UUID(in.getLong(), in.getLong()), TimelineEvent.decode(event(bytes)));
+        return Bytes.wrap(Arrays.copyOfRange(tailRow, 1, tailRow.length));
     }
 
-    /** The timeline event of an encoded tail row, undecoded (its time and name can be read without decoding it). */
-    public static byte[] event(final byte[] tailRow) {
-        if (tailRow.length < HEADER || tailRow[0] != VERSION) {
-            throw new IllegalArgumentException("not a tail row of version " + VERSION);
+    /**
+     * The row as a block takes it, of the event stored under {@code timelineKey}; properties that are not a JSON
+     * object count as none (as queries read them). An event no longer stored (null) gives a placeholder row, for rows
+     * that are marked deleted.
+     */
+    public static EventBlock.Row row(final Bytes timelineKey, final byte[] timelineEvent) {
+        if (timelineEvent == null) {
+            return LEFT;
         }
-        return Arrays.copyOfRange(tailRow, HEADER, tailRow.length);
-    }
-
-    /** The row as a block takes it; properties that are not a JSON object count as none (as queries read them). */
-    public EventBlock.Row row() {
+        final TimelineEvent event = TimelineEvent.decode(timelineEvent);
         ObjectNode properties;
         try {
             final JsonNode tree = Json.mapper().readTree(event.properties());
@@ -48,6 +56,7 @@ public record TailRow(UUID person, TimelineEvent event) {
         } catch (final IOException e) {
             properties = Json.mapper().createObjectNode();
         }
-        return new EventBlock.Row(event.timeMicros(), event.uuid(), person, event.distinctId(), event.event(), event.groups(), properties);
+        return new EventBlock.Row(event.timeMicros(), event.uuid(), TimelineKeys.person(timelineKey), event.distinctId(), event.event(),
+                event.groups(), properties);
     }
 }

@@ -4,16 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.EventBlock;
 import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.trends.BlockFilter;
+import dev.eddy.trends.BlockRows;
 import dev.eddy.trends.DateRange;
 import dev.eddy.trends.Interval;
 import dev.eddy.trends.PropertyFilter;
+import dev.eddy.trends.PropertyLookup;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -320,6 +325,30 @@ public final class FunnelQuery {
         return PartialCodec.decode(bytes, steps.size(), trends.isPresent() ? range.buckets().size() : 0);
     }
 
+    /**
+     * The events a person's funnel can use, if only named ones (empty when a step or exclusion takes any event, or the
+     * funnel is strict and sees every event): scans skip the others without decoding them.
+     */
+    public Optional<java.util.Set<String>> eventNames() {
+        if ("strict".equals(orderType)) {
+            return Optional.empty();
+        }
+        final java.util.Set<String> names = new java.util.HashSet<>();
+        for (final Step step : steps) {
+            if (step.event().isEmpty()) {
+                return Optional.empty();
+            }
+            names.add(step.event().get());
+        }
+        for (final Exclusion exclusion : exclusions) {
+            if (exclusion.event().isEmpty()) {
+                return Optional.empty();
+            }
+            names.add(exclusion.event().get());
+        }
+        return Optional.of(names);
+    }
+
     /** Whether an event at this time is in the query's range: scans skip the others without decoding them. */
     public boolean relevant(final long timeMicros) {
         return range.contains(TimelineEvent.instant(timeMicros));
@@ -380,6 +409,231 @@ public final class FunnelQuery {
             }
         }
         evaluate(fed, partial);
+    }
+
+    /**
+     * Collects the funnel events of event blocks' rows person by person, then evaluates each person as
+     * {@link #add(Partial, List, Function, Instant)} evaluates its timeline: the same rows skipped, the same steps,
+     * exclusions and breakdown values, each person's events in timeline order (time, then uuid). A row is one array
+     * read of its event code unless the funnel could use it; filters on one event property are decided once per
+     * distinct value.
+     */
+    public final class BlockRowsCollector {
+        private final PropertyLookup properties;
+        private final Instant now;
+        private final Map<String, Integer> persons = new HashMap<>();
+        private final List<String> personIds = new ArrayList<>();
+        private int[] person = new int[1024];
+        private long[] time = new long[1024];
+        private long[] uuidHigh = new long[1024];
+        private long[] uuidLow = new long[1024];
+        private final List<FunnelEvent> events = new ArrayList<>();
+        /** Steps and exclusions matched, shared by the rows that matched the same ones. */
+        private final Map<List<Integer>, int[]> interned = new HashMap<>();
+
+        private final long first = firstMicros();
+        private final long last = lastMicros();
+
+        private BlockRowsCollector(final PropertyLookup properties, final Instant now) {
+            this.properties = properties;
+            this.now = now;
+        }
+
+        /** Adds the rows of {@code block} but the {@code deleted} ones. */
+        public void add(final EventBlock block, final BitSet deleted) {
+            if (block.rows() == 0 || block.lastMicros() < first || block.firstMicros() > last) {
+                return;
+            }
+            final boolean strict = "strict".equals(orderType);
+            final EventBlock.Column names = block.events();
+            // Per event code: whether a row of it can be a step or an exclusion (a strict funnel sees every event).
+            final boolean[] wanted = new boolean[names.size()];
+            final int[] stepCodes = new int[steps.size()];
+            final int[] exclusionCodes = new int[exclusions.size()];
+            boolean any = strict;
+            for (int i = 0; i < steps.size(); i++) {
+                stepCodes[i] = code(names, steps.get(i).event(), wanted);
+                any |= stepCodes[i] != -1;
+            }
+            for (int i = 0; i < exclusions.size(); i++) {
+                exclusionCodes[i] = code(names, exclusions.get(i).event(), wanted);
+            }
+            if (!any) {
+                return;
+            }
+            if (strict) {
+                java.util.Arrays.fill(wanted, true);
+            }
+            final BlockRows rows = new BlockRows(block, properties);
+            final BlockFilter globalFilter = global.matchesEverything() ? null : BlockFilter.of(rows, global, now);
+            final BlockFilter[] stepFilters = new BlockFilter[steps.size()];
+            for (int i = 0; i < steps.size(); i++) {
+                stepFilters[i] = steps.get(i).properties().matchesEverything() ? null : BlockFilter.of(rows, steps.get(i).properties(), now);
+            }
+            final BlockFilter[] exclusionFilters = new BlockFilter[exclusions.size()];
+            for (int i = 0; i < exclusions.size(); i++) {
+                exclusionFilters[i] = exclusions.get(i).properties().matchesEverything() ? null
+                        : BlockFilter.of(rows, exclusions.get(i).properties(), now);
+            }
+            final EventBlock.Column groupColumn = aggregationGroup.isPresent() ? groupColumn(block, aggregationGroup.getAsInt()) : null;
+            // The collector's actor index of each person (or group) code of this block, found on first use.
+            final EventBlock.Column actors = groupColumn != null ? groupColumn : block.persons();
+            final int[] actorOf = new int[actors.size()];
+            java.util.Arrays.fill(actorOf, -1);
+            final List<Integer> matched = new ArrayList<>();
+            final List<Integer> gaps = new ArrayList<>();
+            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                final int code = names.code(r);
+                if (!wanted[code]) {
+                    continue;
+                }
+                final long t = block.timeMicros(r);
+                if (t < first || t > last) {
+                    continue;
+                }
+                String group = null;
+                if (aggregationGroup.isPresent()) {
+                    final JsonNode key = groupColumn == null ? null : groupColumn.value(r);
+                    if (key == null || key.asText().isEmpty()) {
+                        continue;
+                    }
+                    group = key.asText();
+                }
+                if (globalFilter != null && !globalFilter.test(r)) {
+                    continue;
+                }
+                matched.clear();
+                for (int i = 0; i < steps.size(); i++) {
+                    if ((stepCodes[i] == ANY_EVENT || stepCodes[i] == code) && (stepFilters[i] == null || stepFilters[i].test(r))) {
+                        matched.add(steps.get(i).order());
+                    }
+                }
+                gaps.clear();
+                for (int i = 0; i < exclusions.size(); i++) {
+                    if ((exclusionCodes[i] == ANY_EVENT || exclusionCodes[i] == code) && (exclusionFilters[i] == null || exclusionFilters[i].test(r))) {
+                        for (int g = exclusions.get(i).fromStep(); g < exclusions.get(i).toStep(); g++) {
+                            if (!gaps.contains(g)) {
+                                gaps.add(g);
+                            }
+                        }
+                    }
+                }
+                if (matched.isEmpty() && gaps.isEmpty() && !strict) {
+                    continue;
+                }
+                final java.util.UUID uuid = block.uuid(r);
+                final FunnelEvent event = new FunnelEvent(t, uuid.toString(), intern(matched), intern(gaps),
+                        breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
+                final int actorCode = actors.code(r);
+                if (actorOf[actorCode] < 0) {
+                    actorOf[actorCode] = actor(group != null ? "g" + group : "p" + actors.entry(actorCode).asText());
+                }
+                add(actorOf[actorCode], t, uuid, event);
+            }
+        }
+
+        private int actor(final String key) {
+            return persons.computeIfAbsent(key, k -> {
+                personIds.add(k);
+                return personIds.size() - 1;
+            });
+        }
+
+        private void add(final int actor, final long t, final java.util.UUID uuid, final FunnelEvent event) {
+            final int n = events.size();
+            if (n == person.length) {
+                person = java.util.Arrays.copyOf(person, n * 2);
+                time = java.util.Arrays.copyOf(time, n * 2);
+                uuidHigh = java.util.Arrays.copyOf(uuidHigh, n * 2);
+                uuidLow = java.util.Arrays.copyOf(uuidLow, n * 2);
+            }
+            person[n] = actor;
+            time[n] = t;
+            uuidHigh[n] = uuid.getMostSignificantBits();
+            uuidLow[n] = uuid.getLeastSignificantBits();
+            events.add(event);
+        }
+
+        private int[] intern(final List<Integer> values) {
+            return interned.computeIfAbsent(List.copyOf(values), v -> v.stream().mapToInt(Integer::intValue).toArray());
+        }
+
+        /** Evaluates every person collected (and keeps groups' events) into {@code partial}. */
+        public void finish(final Partial partial) {
+            final int n = events.size();
+            // Rows grouped by actor (a counting sort), then each actor's in timeline order: time, then the uuid's
+            // bytes (unsigned), as the timeline's keys sort.
+            final int[] start = new int[personIds.size() + 1];
+            for (int i = 0; i < n; i++) {
+                start[person[i] + 1]++;
+            }
+            for (int a = 0; a < personIds.size(); a++) {
+                start[a + 1] += start[a];
+            }
+            final int[] next = java.util.Arrays.copyOf(start, start.length);
+            final int[] order = new int[n];
+            for (int i = 0; i < n; i++) {
+                order[next[person[i]]++] = i;
+            }
+            final java.util.Comparator<Integer> timelineOrder = (a, b) -> {
+                int c = Long.compare(time[a], time[b]);
+                if (c == 0) {
+                    c = Long.compareUnsigned(uuidHigh[a], uuidHigh[b]);
+                }
+                return c != 0 ? c : Long.compareUnsigned(uuidLow[a], uuidLow[b]);
+            };
+            final List<Integer> rowsOfActor = new ArrayList<>();
+            for (int a = 0; a < personIds.size(); a++) {
+                rowsOfActor.clear();
+                for (int i = start[a]; i < start[a + 1]; i++) {
+                    rowsOfActor.add(order[i]);
+                }
+                rowsOfActor.sort(timelineOrder);
+                final List<FunnelEvent> actorEvents = new ArrayList<>(rowsOfActor.size());
+                rowsOfActor.forEach(i -> actorEvents.add(events.get(i)));
+                final String actor = personIds.get(a);
+                if (actor.startsWith("g")) {
+                    partial.groups.computeIfAbsent(actor.substring(1), k -> new ArrayList<>()).addAll(actorEvents);
+                } else {
+                    evaluate(actorEvents, partial);
+                }
+            }
+            events.clear();
+        }
+    }
+
+    private static final int ANY_EVENT = -2;
+
+    /** The code of a step's or exclusion's event in a block ({@link #ANY_EVENT} for any), marking it wanted; -1 if absent. */
+    private static int code(final EventBlock.Column names, final Optional<String> event, final boolean[] wanted) {
+        if (event.isEmpty()) {
+            java.util.Arrays.fill(wanted, true);
+            return ANY_EVENT;
+        }
+        final int code = names.codeOf(event.get());
+        if (code >= 0) {
+            wanted[code] = true;
+        }
+        return code;
+    }
+
+    private static EventBlock.Column groupColumn(final EventBlock block, final int typeIndex) {
+        return typeIndex >= 0 && typeIndex < EventBlock.GROUP_TYPES ? block.group(typeIndex) : null;
+    }
+
+    /** A collector of blocks' rows for this funnel, reading person and group properties through {@code properties}. */
+    public BlockRowsCollector collector(final PropertyLookup properties, final Instant now) {
+        return new BlockRowsCollector(properties, now);
+    }
+
+    private long firstMicros() {
+        final Instant from = range.from().toInstant();
+        return Math.addExact(Math.multiplyExact(from.getEpochSecond(), 1_000_000L), (from.getNano() + 999) / 1000);
+    }
+
+    private long lastMicros() {
+        final Instant to = range.to().toInstant();
+        return Math.floorDiv(to.getEpochSecond() * 1_000_000_000L + to.getNano(), 1000L);
     }
 
     /** Evaluates one actor (its events in time order) under each breakdown value it has, into {@code into}. */

@@ -13,12 +13,11 @@ public final class StoreNames {
     public static final String UNIQUE_MARKERS = "unique-markers";
     /** Timeline keys by the day Eddy received the event ({@code [epoch day: 8][timeline key]}), for retention. */
     public static final String TIMELINE_EXPIRY = "timeline-expiry";
-    /** Each partition's events column by column: sealed blocks, their deleted rows, and the tail ({@code BlockKeys}). */
+    /**
+     * Each partition's events column by column, derived from its timelines and rebuilt from them (no changelog):
+     * sealed blocks, their deleted rows, parts and tail, and the row of each stored event ({@code BlockKeys}).
+     */
     public static final String EVENT_BLOCKS = "event-blocks";
-    /** Timeline key → the sequence number of the event's row in {@link #EVENT_BLOCKS} (8 bytes). */
-    public static final String EVENT_BLOCK_ROWS = "event-block-rows";
-    /** The event blocks' bookkeeping: each project's next row number, and whether every timeline event has its row. */
-    public static final String EVENT_BLOCK_META = "event-block-meta";
     /** {@code project:person} of a merged-away person → the person its timeline moved to. */
     public static final String TIMELINE_REDIRECTS = "timeline-redirects";
 

@@ -1,6 +1,8 @@
 package dev.eddy.trends;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /** Where trend and funnel queries find persons' and groups' properties while they run. */
 public interface PropertyLookup {
@@ -9,4 +11,19 @@ public interface PropertyLookup {
 
     /** The group's properties, or an empty object. */
     ObjectNode group(int typeIndex, String groupKey);
+
+    /** A lookup answering from two functions (each must answer an object, empty for an unknown person or group). */
+    static PropertyLookup of(final Function<String, ObjectNode> persons, final BiFunction<Integer, String, ObjectNode> groups) {
+        return new PropertyLookup() {
+            @Override
+            public ObjectNode person(final String personUuid) {
+                return persons.apply(personUuid);
+            }
+
+            @Override
+            public ObjectNode group(final int typeIndex, final String groupKey) {
+                return groups.apply(typeIndex, groupKey);
+            }
+        };
+    }
 }

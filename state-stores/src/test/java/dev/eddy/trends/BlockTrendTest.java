@@ -71,18 +71,8 @@ class BlockTrendTest {
                 }
                 persons.put(person.toString(), properties);
             }
-            final PropertyLookup lookup = new PropertyLookup() {
-                @Override
-                public ObjectNode person(final String personUuid) {
-                    return persons.getOrDefault(personUuid, Json.mapper().createObjectNode());
-                }
-
-                @Override
-                public ObjectNode group(final int typeIndex, final String groupKey) {
-                    return groupKey.endsWith("1") ? Json.mapper().createObjectNode().put("industry", "tech")
-                            : Json.mapper().createObjectNode().put("industry", "retail");
-                }
-            };
+            final PropertyLookup lookup = PropertyLookup.of(person -> persons.getOrDefault(person, Json.mapper().createObjectNode()),
+                    (type, key) -> Json.mapper().createObjectNode().put("industry", key.endsWith("1") ? "tech" : "retail"));
             final List<EventBlock.Row> rows = new ArrayList<>();
             for (int i = 0; i < 3_000; i++) {
                 rows.add(randomRow(random, people));

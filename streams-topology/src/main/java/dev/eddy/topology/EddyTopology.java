@@ -73,8 +73,7 @@ public final class EddyTopology {
     public static java.util.Map<String, String> keyTopics(final EddyTopics topics) {
         return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name(),
                 StoreNames.EVENT_TIMELINES, topics.enriched().name(), StoreNames.HOURLY_COUNTS, topics.enriched().name(),
-                StoreNames.UNIQUE_MARKERS, topics.enriched().name(), StoreNames.EVENT_BLOCKS, topics.enriched().name(),
-                StoreNames.EVENT_BLOCK_META, topics.enriched().name());
+                StoreNames.UNIQUE_MARKERS, topics.enriched().name(), StoreNames.EVENT_BLOCKS, topics.enriched().name());
     }
 
     /** The topology, with unreadable global-store records only logged (tests). */
@@ -151,11 +150,10 @@ public final class EddyTopology {
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.UNIQUE_MARKERS),
                 Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);
+        // The event blocks are derived from the timelines and rebuilt from them wherever they are missing (a new
+        // instance, a failover, an unclean stop, which under exactly-once wipes the task's whole state): no changelog.
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_BLOCKS),
-                Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
-        t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_BLOCK_ROWS),
-                Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
-        t.addStateStore(store(StoreNames.EVENT_BLOCK_META, Serdes.Long()), TIMELINES);
+                Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled(), TIMELINES);
         sink(t, TimelineProcessor.TO_MOVES, topics.timelineMoves(), TIMELINES);
         // One task holds a person's timeline and the person: sharing the persons store makes the persons and the
         // analytics processors one sub-topology, whose inputs are all keyed by project:person. A trend or funnel

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -49,7 +50,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
  * 720 cells per event name; daily actives one marker per person and day active. Other trends read each partition's
  * event blocks ({@link StoredBlocks}: only the columns they use, filters decided per distinct value) once every event
- * of the partition has its row there, and its timelines until then; funnels read the timelines.
+ * of the partition has its row there, and its timelines until then; so do funnels, whose rows are gathered person by
+ * person from the blocks and each person evaluated over its events in timeline order.
  */
 public final class InsightQueryService {
     private static final String EARLIEST = "earliest";
@@ -145,6 +147,22 @@ public final class InsightQueryService {
         }
     }
 
+    /**
+     * Reads a partition's blocks of a project ({@link StoredBlocks}), checking {@code control} per block: rows of the
+     * block being filled whose time is not {@code relevant} or whose event is not one of {@code eventNames} (when
+     * only those count) are skipped undecoded.
+     */
+    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final Function<Bytes, byte[]> timelines,
+                                   final Optional<java.util.Set<String>> eventNames, final java.util.function.LongPredicate relevant,
+                                   final QueryControl control, final StoredBlocks.Visitor visitor) {
+        final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
+        StoredBlocks.read(blocks, timelines, event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
+                (block, deleted) -> {
+                    control.check();
+                    visitor.block(block, deleted);
+                });
+    }
+
     /** What differs between trends and funnels: parsing, scanning one partition, and the partial's life. */
     private interface Engine<Q, P> {
         Q parse(Request request, Supplier<Optional<Instant>> earliest);
@@ -162,16 +180,12 @@ public final class InsightQueryService {
             return false;
         }
 
-        /** Whether this kind reads the partition's event blocks (when they hold every event) instead of its timelines. */
-        default boolean readsBlocks() {
-            return false;
-        }
-
-        /** Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial. */
-        default void scanBlocks(final Q query, final P partial, final KeyValueIterator<Bytes, byte[]> blocks, final PropertyLookup properties,
-                                final Instant now, final QueryControl control) {
-            throw new UnsupportedOperationException("this kind reads the timelines");
-        }
+        /**
+         * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
+         * hold every event of the partition ({@link #scan} reads its timelines until then).
+         */
+        void scanBlocks(Q query, P partial, KeyValueIterator<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines,
+                        PropertyLookup properties, Instant now, QueryControl control);
 
         P merge(P into, P other);
 
@@ -226,20 +240,11 @@ public final class InsightQueryService {
         }
 
         @Override
-        public boolean readsBlocks() {
-            return true;
-        }
-
-        @Override
         public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
-                               final PropertyLookup properties, final Instant now, final QueryControl control) {
-            // A block being filled is built from its rows; rows no series counts are skipped by name and time, undecoded.
-            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
-            StoredBlocks.read(blocks, event -> query.relevant(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
-                    (block, deleted) -> {
-                        control.check();
-                        query.add(partial, block, deleted, properties, now);
-                    });
+                               final Function<Bytes, byte[]> timelines, final PropertyLookup properties, final Instant now,
+                               final QueryControl control) {
+            readBlocks(blocks, timelines, query.eventNames(), query::relevant, control,
+                    (block, deleted) -> query.add(partial, block, deleted, properties, now));
         }
 
         @Override
@@ -269,7 +274,10 @@ public final class InsightQueryService {
         }
     }
 
-    /** Funnels read the timelines person by person (the store's key order), each in time order. */
+    /**
+     * Funnels read the blocks ({@link FunnelQuery.BlockRowsCollector}), or, until a partition's are complete, its
+     * timelines person by person (the store's key order), each in time order.
+     */
     private static final class FunnelEngine implements Engine<FunnelQuery, FunnelQuery.Partial> {
         @Override
         public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
@@ -303,6 +311,17 @@ public final class InsightQueryService {
                 }
             }
             evaluate(query, partial, current, timeline, properties, now);
+        }
+
+        /** Rows of the funnel's events collected per person from every block, then each person evaluated. */
+        @Override
+        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
+                               final Function<Bytes, byte[]> timelines, final PropertyLookup properties, final Instant now,
+                               final QueryControl control) {
+            final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now);
+            readBlocks(blocks, timelines, query.eventNames(), query::relevant, control, collector::add);
+            control.check();
+            collector.finish(partial);
         }
 
         private static void evaluate(final FunnelQuery query, final FunnelQuery.Partial partial, final UUID person,
@@ -458,14 +477,14 @@ public final class InsightQueryService {
             }
             final ReadOnlyKeyValueStore<String, PersonState> persons = Scatter.partition(app, StoreNames.PERSONS, p);
             final PropertyLookup properties = TimelineScans.properties(project, persons, groups);
-            if (engine.readsBlocks() && Scatter.<String, Long>partition(app, StoreNames.EVENT_BLOCK_META, p).get(BlockKeys.COMPLETE) != null) {
-                final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
+            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
+            final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
+            if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (KeyValueIterator<Bytes, byte[]> rows = blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project))) {
-                    engine.scanBlocks(query, partial, rows, properties, request.now(), control);
+                    engine.scanBlocks(query, partial, rows, timelines::get, properties, request.now(), control);
                 }
                 continue;
             }
-            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
             try (KeyValueIterator<Bytes, byte[]> events = timelines.range(TimelineKeys.projectStart(project), TimelineKeys.projectEnd(project))) {
                 engine.scan(query, partial, events, properties, request.now(), control);
             }

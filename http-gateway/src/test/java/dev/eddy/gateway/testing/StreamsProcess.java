@@ -124,6 +124,11 @@ public final class StreamsProcess implements AutoCloseable {
         return port;
     }
 
+    /** What it has written so far (and what earlier processes of the same name wrote, before it). */
+    public String output() throws IOException {
+        return Files.readString(log);
+    }
+
     /** Kills it with SIGKILL, as a crash does: no shutdown hook, no leaving the group, no commit. */
     public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor();

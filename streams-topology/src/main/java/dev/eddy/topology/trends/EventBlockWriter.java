@@ -5,11 +5,9 @@ import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.TailRow;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineKeys;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.UUID;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -19,66 +17,67 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Keeps a partition's events column by column in {@link StoreNames#EVENT_BLOCKS} (layout: {@link BlockKeys}), beside
  * the timelines and always equal to them: every event stored in a timeline here is one row, and an event that leaves
  * (moved by a merge, expired) is marked deleted in its block. Rows are numbered per project in the order they arrive;
- * each arrives as a tail row, and the block's last row seals the tail into one {@link EventBlock}. A block whose rows
- * are all deleted is removed. Which row holds an event is kept per timeline key in {@link StoreNames#EVENT_BLOCK_ROWS}.
+ * each arrives as a tail row (a reference to its timeline entry), every {@link BlockKeys#PART_ROWS} tail rows become a part, and the block's last row
+ * turns its parts and tail into one sealed {@link EventBlock}. A block whose rows are all deleted is removed. Which row holds an event is kept per timeline key in the same store ({@link BlockKeys#rowOfEvent}).
  *
- * <p>All three stores are changelogged and written in the processor's exactly-once transaction, so after a restore or
- * an unclean stop they equal the timelines again.
+ * <p>The store is derived from the timelines, and have no changelog: where they are missing (a new instance
+ * or a failover restoring the timelines, an unclean stop, after which exactly-once wipes the task's whole state and
+ * restores it) the timeline processor rebuilds them from the timelines before queries read them
+ * ({@link BlockKeys#COMPLETE}). Pinot and Druid rebuild segments from the stream the same way; here the changelogged
+ * timelines are that stream, and Kafka carries no second copy of every event.
  */
 final class EventBlockWriter {
 
+    private final KeyValueStore<Bytes, byte[]> timelines;
     private final KeyValueStore<Bytes, byte[]> blocks;
-    private final KeyValueStore<Bytes, byte[]> rows;
-    private final KeyValueStore<String, Long> meta;
 
-    EventBlockWriter(final KeyValueStore<Bytes, byte[]> blocks, final KeyValueStore<Bytes, byte[]> rows,
-                     final KeyValueStore<String, Long> meta) {
+    /** @param timelines where tail rows find their events when their part is made */
+    EventBlockWriter(final KeyValueStore<Bytes, byte[]> timelines, final KeyValueStore<Bytes, byte[]> blocks) {
+        this.timelines = timelines;
         this.blocks = blocks;
-        this.rows = rows;
-        this.meta = meta;
     }
 
     /** Whether the event stored under {@code timelineKey} has its row. */
     boolean has(final Bytes timelineKey) {
-        return rows.get(timelineKey) != null;
+        return blocks.get(BlockKeys.rowOfEvent(timelineKey)) != null;
     }
 
     boolean complete() {
-        return meta.get(BlockKeys.COMPLETE) != null;
+        return blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null;
     }
 
     void markComplete() {
-        meta.put(BlockKeys.COMPLETE, 1L);
+        blocks.put(BlockKeys.meta(BlockKeys.COMPLETE), BlockKeys.number(1));
     }
 
     /** Adds the event stored under {@code timelineKey} (once: an event that has its row is left alone). */
-    void append(final Bytes timelineKey, final byte[] timelineEvent) {
+    void append(final Bytes timelineKey) {
         if (has(timelineKey)) {
             return;
         }
         final long projectId = TimelineKeys.project(timelineKey);
-        final UUID person = TimelineKeys.person(timelineKey);
-        final String next = BlockKeys.NEXT_ROW + projectId;
-        final Long stored = meta.get(next);
-        final long sequence = stored == null ? 0 : stored;
-        meta.put(next, sequence + 1);
-        rows.put(timelineKey, ByteBuffer.allocate(Long.BYTES).putLong(sequence).array());
+        final Bytes next = BlockKeys.nextRow(projectId);
+        final long sequence = BlockKeys.number(blocks.get(next), 0);
+        blocks.put(next, BlockKeys.number(sequence + 1));
+        blocks.put(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence));
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
-        blocks.put(BlockKeys.tail(projectId, block, row), TailRow.encode(person, timelineEvent));
+        blocks.put(BlockKeys.tail(projectId, block, row), TailRow.encode(timelineKey));
         if (row == BlockKeys.ROWS - 1) {
             seal(projectId, block);
+        } else if ((row + 1) % BlockKeys.PART_ROWS == 0) {
+            sealPart(projectId, block, row / BlockKeys.PART_ROWS);
         }
     }
 
     /** Marks the row of the event that was stored under {@code timelineKey} deleted; nothing if it has none. */
     void remove(final Bytes timelineKey) {
-        final byte[] at = rows.delete(timelineKey);
+        final byte[] at = blocks.delete(BlockKeys.rowOfEvent(timelineKey));
         if (at == null) {
             return;
         }
         final long projectId = TimelineKeys.project(timelineKey);
-        final long sequence = ByteBuffer.wrap(at).getLong();
+        final long sequence = BlockKeys.number(at, 0);
         final long block = BlockKeys.blockOf(sequence);
         final Bytes key = BlockKeys.deleted(projectId, block);
         final BitSet deleted = BlockKeys.deletedRows(blocks.get(key));
@@ -92,23 +91,39 @@ final class EventBlockWriter {
         }
     }
 
-    /** Turns a full tail into one sealed block; its deleted rows stay marked. */
-    private void seal(final long projectId, final long block) {
-        final List<Bytes> tail = new ArrayList<>(BlockKeys.ROWS);
+    /** Turns the last {@link BlockKeys#PART_ROWS} tail rows into a part. */
+    private void sealPart(final long projectId, final long block, final int part) {
         final EventBlock.Builder builder = new EventBlock.Builder();
-        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.tailStart(projectId, block), BlockKeys.tailEnd(projectId, block))) {
+        final List<Bytes> tail = tail(projectId, block, part * BlockKeys.PART_ROWS, builder);
+        if (tail.size() != BlockKeys.PART_ROWS) {
+            throw new IllegalStateException("part " + part + " of block " + block + " of project " + projectId + " sealed with " + tail.size() + " rows");
+        }
+        blocks.put(BlockKeys.part(projectId, block, part), builder.build().encode());
+        tail.forEach(blocks::delete);
+    }
+
+    /** Turns a full block's parts and tail into one sealed block; its deleted rows stay marked. */
+    private void seal(final long projectId, final long block) {
+        final EventBlock.Builder builder = new EventBlock.Builder();
+        final List<Bytes> parts = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.partsStart(projectId, block), BlockKeys.partsEnd(projectId, block))) {
             while (it.hasNext()) {
                 final KeyValue<Bytes, byte[]> entry = it.next();
-                if (BlockKeys.row(entry.key) != tail.size()) {
-                    throw new IllegalStateException("block " + block + " of project " + projectId + " lacks its row " + tail.size());
+                if (BlockKeys.part(entry.key) != parts.size()) {
+                    throw new IllegalStateException("block " + block + " of project " + projectId + " lacks its part " + parts.size());
                 }
-                tail.add(entry.key);
-                builder.add(TailRow.decode(entry.value).row());
+                parts.add(entry.key);
+                final EventBlock part = EventBlock.decode(entry.value);
+                for (int r = 0; r < part.rows(); r++) {
+                    builder.add(part.row(r));
+                }
             }
         }
-        if (tail.size() != BlockKeys.ROWS) {
-            throw new IllegalStateException("block " + block + " of project " + projectId + " sealed with " + tail.size() + " rows");
+        final List<Bytes> tail = tail(projectId, block, builder.size(), builder);
+        if (builder.size() != BlockKeys.ROWS) {
+            throw new IllegalStateException("block " + block + " of project " + projectId + " sealed with " + builder.size() + " rows");
         }
+        parts.forEach(blocks::delete);
         tail.forEach(blocks::delete);
         final Bytes deletedKey = BlockKeys.deleted(projectId, block);
         if (BlockKeys.deletedRows(blocks.get(deletedKey)).cardinality() == BlockKeys.ROWS) {
@@ -117,5 +132,22 @@ final class EventBlockWriter {
             return;
         }
         blocks.put(BlockKeys.block(projectId, block), builder.build().encode());
+    }
+
+    /** Adds the block's tail rows, which must run from row {@code first} on, to {@code builder}; their keys. */
+    private List<Bytes> tail(final long projectId, final long block, final int first, final EventBlock.Builder builder) {
+        final List<Bytes> keys = new ArrayList<>(BlockKeys.PART_ROWS);
+        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.tailStart(projectId, block), BlockKeys.tailEnd(projectId, block))) {
+            while (it.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = it.next();
+                if (BlockKeys.row(entry.key) != first + keys.size()) {
+                    throw new IllegalStateException("block " + block + " of project " + projectId + " lacks its row " + (first + keys.size()));
+                }
+                keys.add(entry.key);
+                final Bytes event = TailRow.timelineKey(entry.value);
+                builder.add(TailRow.row(event, timelines.get(event)));
+            }
+        }
+        return keys;
     }
 }

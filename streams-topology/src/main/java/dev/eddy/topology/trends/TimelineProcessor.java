@@ -24,6 +24,8 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps each person's events in time order in {@link StoreNames#EVENT_TIMELINES}, the store funnels and filtered
@@ -50,6 +52,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
  */
 public final class TimelineProcessor implements Processor<String, Object, String, byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(TimelineProcessor.class);
     public static final String TO_MOVES = "timelines-to-moves";
     /** Bounds the redirect chain followed for one event; chains are short (one per merge of the same person). */
     private static final int MAX_REDIRECTS = 64;
@@ -80,6 +83,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
     private boolean completeFlagPending;
     private EventBlockWriter blocks;
     private org.apache.kafka.streams.processor.Cancellable rebuild;
+    private long rebuildStarted;
     private ProcessorContext<String, byte[]> context;
     private KeyValueStore<Bytes, byte[]> timelines;
     private KeyValueStore<String, String> redirects;
@@ -108,8 +112,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         this.rollups = context.getStateStore(StoreNames.HOURLY_COUNTS);
         this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
         this.markers = context.getStateStore(StoreNames.UNIQUE_MARKERS);
-        this.blocks = new EventBlockWriter(context.getStateStore(StoreNames.EVENT_BLOCKS), context.getStateStore(StoreNames.EVENT_BLOCK_ROWS),
-                context.getStateStore(StoreNames.EVENT_BLOCK_META));
+        this.blocks = new EventBlockWriter(timelines, context.getStateStore(StoreNames.EVENT_BLOCKS));
         if (!retention.isZero()) {
             context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
         }
@@ -147,6 +150,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
             rollupsFrom = Bytes.wrap(java.util.HexFormat.of().parseHex(cursor));
         }
         rebuiltUpTo = blocksRebuilding ? Bytes.wrap(new byte[0]) : rollupsFrom;
+        rebuildStarted = System.nanoTime();
+        LOG.info("task {}: rebuilding {} from the stored timelines; queries read the timelines meanwhile", context.taskId(),
+                rollupsRebuilding && blocksRebuilding ? "the hourly rollups and the event blocks" : rollupsRebuilding ? "the hourly rollups" : "the event blocks");
         rebuild = context.schedule(REBUILD_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> rebuildSome());
     }
 
@@ -167,7 +173,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
                     index(TimelineKeys.project(entry.key), TimelineKeys.person(entry.key), TimelineEvent.decode(entry.value));
                 }
                 if (blocksRebuilding) {
-                    blocks.append(entry.key, entry.value);
+                    blocks.append(entry.key);
                 }
                 last = entry.key;
                 indexed++;
@@ -189,6 +195,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
             redirects.delete(REBUILD_CURSOR);
             rebuiltUpTo = null;
             rebuild.cancel();
+            LOG.info("task {}: rebuilt from the stored timelines in {} ms", context.taskId(), (System.nanoTime() - rebuildStarted) / 1_000_000);
         } else if (rollupsRebuilding) {
             redirects.put(REBUILD_CURSOR, java.util.HexFormat.of().formatHex(rollupsCursor().get()));
         }
@@ -250,7 +257,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
         if (added) {
-            blocks.append(key, event);
+            blocks.append(key);
             changed(projectId, 1);
         }
     }

@@ -37,8 +37,6 @@ class RollupRebuildTest {
     private KeyValueStore<Bytes, byte[]> markers;
     private TimelineProcessor processor;
     private KeyValueStore<Bytes, byte[]> blocks;
-    private KeyValueStore<Bytes, byte[]> rows;
-    private KeyValueStore<String, Long> meta;
 
     @BeforeEach
     void stores() {
@@ -50,8 +48,6 @@ class RollupRebuildTest {
         store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_EXPIRY), Serdes.Bytes(), Serdes.ByteArray()));
         store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_REDIRECTS), Serdes.String(), Serdes.String()));
         blocks = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCKS), Serdes.Bytes(), Serdes.ByteArray()));
-        rows = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCK_ROWS), Serdes.Bytes(), Serdes.ByteArray()));
-        meta = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCK_META), Serdes.String(), Serdes.Long()));
     }
 
     private <S extends org.apache.kafka.streams.processor.StateStore> S store(final org.apache.kafka.streams.state.StoreBuilder<S> builder) {
@@ -98,7 +94,7 @@ class RollupRebuildTest {
         assertThat(context.scheduledPunctuators()).as("no rebuild to run").isEmpty();
         process(new UUID(2, 2), "signup", HOUR);
         assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
-        assertThat(meta.get(BlockKeys.COMPLETE)).isEqualTo(1L);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         assertThat(counts.get(HourlyEventKey.of(PROJECT, HOUR, "signup"))).isEqualTo(1L);
         assertThat(blockRows()).hasSize(1);
     }
@@ -118,7 +114,7 @@ class RollupRebuildTest {
         counts.put(HourlyEventKey.of(PROJECT, HOUR, "$pageview"), 10L);
         processor = new TimelineProcessor(Duration.ZERO, 4);
         processor.init(context);
-        assertThat(meta.get(BlockKeys.COMPLETE)).as("not complete: queries read the timelines").isNull();
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("not complete: queries read the timelines").isNull();
 
         processor.rebuildSome();
         assertThat(blockRows()).hasSize(4);
@@ -129,7 +125,7 @@ class RollupRebuildTest {
 
         processor.rebuildSome();
         processor.rebuildSome();
-        assertThat(meta.get(BlockKeys.COMPLETE)).isEqualTo(1L);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         final List<String> uuids = blockRows();
         assertThat(uuids).hasSize(12).doesNotHaveDuplicates();
         final List<String> stored = new java.util.ArrayList<>();
@@ -144,7 +140,7 @@ class RollupRebuildTest {
     private List<String> blockRows() {
         final List<String> uuids = new java.util.ArrayList<>();
         try (var it = blocks.range(BlockKeys.projectStart(PROJECT), BlockKeys.projectEnd(PROJECT))) {
-            StoredBlocks.read(it, event -> true, (block, deleted) -> {
+            StoredBlocks.read(it, timelines::get, event -> true, (block, deleted) -> {
                 for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                     uuids.add(block.uuid(r).toString());
                 }
