@@ -23,8 +23,8 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>The same store keeps the bookkeeping, in key spaces no project's range reaches (one store, not three: each
  * store is a RocksDB instance per partition, with its own memtables to flush): which row holds each stored event
  * ({@code [1][timeline key]} → the row's sequence number, 8 bytes: {@link #rowOfEvent}) and named numbers
- * ({@code [2][name]} → 8 bytes: {@link #meta}), each project's next row number and {@link #COMPLETE}, present once
- * every event of the partition's timelines has its row.
+ * ({@code [2][name]} → 8 bytes: {@link #meta}), such as {@link #COMPLETE}, present once every event of the
+ * partition's timelines has its row. A project's next row number follows from its last key.
  */
 public final class BlockKeys {
     /** Rows per sealed block. */
@@ -138,11 +138,6 @@ public final class BlockKeys {
     public static Bytes meta(final String name) {
         final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         return Bytes.wrap(ByteBuffer.allocate(1 + utf8.length).put(META).put(utf8).array());
-    }
-
-    /** The key of a project's next row number. */
-    public static Bytes nextRow(final long projectId) {
-        return meta("next-row:" + projectId);
     }
 
     /** An 8-byte value (a sequence number, a counter). */

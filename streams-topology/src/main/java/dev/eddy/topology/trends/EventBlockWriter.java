@@ -30,6 +30,8 @@ final class EventBlockWriter {
 
     private final KeyValueStore<Bytes, byte[]> timelines;
     private final KeyValueStore<Bytes, byte[]> blocks;
+    /** Each project's next row number, read from the store once per task (a writer lives as long as its task's state). */
+    private final java.util.Map<Long, Long> nextRows = new java.util.HashMap<>();
 
     /** @param timelines where tail rows find their events when their part is made */
     EventBlockWriter(final KeyValueStore<Bytes, byte[]> timelines, final KeyValueStore<Bytes, byte[]> blocks) {
@@ -50,15 +52,18 @@ final class EventBlockWriter {
         blocks.put(BlockKeys.meta(BlockKeys.COMPLETE), BlockKeys.number(1));
     }
 
-    /** Adds the event stored under {@code timelineKey} (once: an event that has its row is left alone). */
+    /** Adds the event stored under {@code timelineKey} unless it has its row (a rebuild meeting a live event's). */
     void append(final Bytes timelineKey) {
-        if (has(timelineKey)) {
-            return;
+        if (!has(timelineKey)) {
+            appendNew(timelineKey);
         }
+    }
+
+    /** Adds an event just stored in its timeline, which therefore has no row yet. */
+    void appendNew(final Bytes timelineKey) {
         final long projectId = TimelineKeys.project(timelineKey);
-        final Bytes next = BlockKeys.nextRow(projectId);
-        final long sequence = BlockKeys.number(blocks.get(next), 0);
-        blocks.put(next, BlockKeys.number(sequence + 1));
+        final long sequence = nextRows.computeIfAbsent(projectId, this::storedNextRow);
+        nextRows.put(projectId, sequence + 1);
         blocks.put(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence));
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
@@ -67,6 +72,25 @@ final class EventBlockWriter {
             seal(projectId, block);
         } else if ((row + 1) % BlockKeys.PART_ROWS == 0) {
             sealPart(projectId, block, row / BlockKeys.PART_ROWS);
+        }
+    }
+
+    /**
+     * The row after the project's last one, from its last key: a tail row's next, the row after a part, the block
+     * after a sealed one. A removed block (every row deleted) leaves no key: its numbers may be given again.
+     */
+    private long storedNextRow(final long projectId) {
+        try (KeyValueIterator<Bytes, byte[]> last = blocks.reverseRange(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId))) {
+            if (!last.hasNext()) {
+                return 0;
+            }
+            final Bytes key = last.next().key;
+            final long first = BlockKeys.block(key) * BlockKeys.ROWS;
+            return switch (BlockKeys.kind(key)) {
+                case BLOCK, DELETED -> first + BlockKeys.ROWS;
+                case PART -> first + (long) (BlockKeys.part(key) + 1) * BlockKeys.PART_ROWS;
+                case TAIL -> first + BlockKeys.row(key) + 1;
+            };
         }
     }
 

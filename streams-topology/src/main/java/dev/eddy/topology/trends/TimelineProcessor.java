@@ -257,7 +257,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
         if (added) {
-            blocks.append(key);
+            blocks.appendNew(key);
             changed(projectId, 1);
         }
     }
