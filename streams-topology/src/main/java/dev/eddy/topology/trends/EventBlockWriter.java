@@ -27,16 +27,58 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * timelines are that stream, and Kafka carries no second copy of every event.
  */
 final class EventBlockWriter {
+    /** The ledger's key of how many times the blocks changed, as of the last commit. */
+    static final String CHANGES = "#event-block-changes";
+    /** The blocks' own record of the same count, written when the task closes cleanly and removed when it opens. */
+    private static final Bytes CHANGES_AT_CLOSE = BlockKeys.meta("changes-at-close");
 
     private final KeyValueStore<Bytes, byte[]> timelines;
     private final KeyValueStore<Bytes, byte[]> blocks;
+    private final KeyValueStore<String, String> ledger;
     /** Each project's next row number, read from the store once per task (a writer lives as long as its task's state). */
     private final java.util.Map<Long, Long> nextRows = new java.util.HashMap<>();
+    private long changes;
 
-    /** @param timelines where tail rows find their events when their part is made */
-    EventBlockWriter(final KeyValueStore<Bytes, byte[]> timelines, final KeyValueStore<Bytes, byte[]> blocks) {
+    /**
+     * Opens the task's blocks. They are kept only if they are the ones the timelines were last changed with: the
+     * count of changes they recorded when their task last closed cleanly equals the count in {@code ledger}, a
+     * changelogged store written with every change. A task whose partition was processed elsewhere since this
+     * instance last had it (a rebalance handing it back), or that stopped uncleanly, finds them stale or missing:
+     * they are cleared, and the timeline processor rebuilds them.
+     *
+     * @param timelines where tail rows find their events when their part is made
+     * @param ledger    a changelogged store of the same task, where the count of changes is kept under {@link #CHANGES}
+     */
+    EventBlockWriter(final KeyValueStore<Bytes, byte[]> timelines, final KeyValueStore<Bytes, byte[]> blocks,
+                     final KeyValueStore<String, String> ledger) {
         this.timelines = timelines;
         this.blocks = blocks;
+        this.ledger = ledger;
+        final String logged = ledger.get(CHANGES);
+        this.changes = logged == null ? 0 : Long.parseLong(logged);
+        final byte[] atClose = blocks.delete(CHANGES_AT_CLOSE);
+        if (atClose == null || BlockKeys.number(atClose, -1) != changes) {
+            clear();
+        }
+    }
+
+    /** Removes every key of the store: what a rebuild starts from. */
+    private void clear() {
+        final List<Bytes> keys = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> all = blocks.all()) {
+            all.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        keys.forEach(blocks::delete);
+    }
+
+    /** Records, as the task closes cleanly, which count of changes the blocks are at. */
+    void close() {
+        blocks.put(CHANGES_AT_CLOSE, BlockKeys.number(changes));
+    }
+
+    private void changed() {
+        changes++;
+        ledger.put(CHANGES, Long.toString(changes));
     }
 
     /** Whether the event stored under {@code timelineKey} has its row. */
@@ -65,6 +107,7 @@ final class EventBlockWriter {
         final long sequence = nextRows.computeIfAbsent(projectId, this::storedNextRow);
         nextRows.put(projectId, sequence + 1);
         blocks.put(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence));
+        changed();
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
         blocks.put(BlockKeys.tail(projectId, block, row), TailRow.encode(timelineKey));
@@ -100,6 +143,7 @@ final class EventBlockWriter {
         if (at == null) {
             return;
         }
+        changed();
         final long projectId = TimelineKeys.project(timelineKey);
         final long sequence = BlockKeys.number(at, 0);
         final long block = BlockKeys.blockOf(sequence);

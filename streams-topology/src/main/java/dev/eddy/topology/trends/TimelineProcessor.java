@@ -112,7 +112,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         this.rollups = context.getStateStore(StoreNames.HOURLY_COUNTS);
         this.expiry = context.getStateStore(StoreNames.TIMELINE_EXPIRY);
         this.markers = context.getStateStore(StoreNames.UNIQUE_MARKERS);
-        this.blocks = new EventBlockWriter(timelines, context.getStateStore(StoreNames.EVENT_BLOCKS));
+        this.blocks = new EventBlockWriter(timelines, context.getStateStore(StoreNames.EVENT_BLOCKS), redirects);
         if (!retention.isZero()) {
             context.schedule(EXPIRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::expire);
         }
@@ -215,6 +215,13 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final byte[] bytes = new byte[length];
         java.util.Arrays.fill(bytes, value);
         return bytes;
+    }
+
+    @Override
+    public void close() {
+        if (blocks != null) {
+            blocks.close();
+        }
     }
 
     @Override

@@ -136,6 +136,48 @@ class RollupRebuildTest {
         assertThat(count()).as("the rebuild left the rollups alone").isEqualTo(12);
     }
 
+    /**
+     * Blocks this instance kept from an earlier ownership of the partition (the timelines changed elsewhere since, and
+     * were restored here from the changelog) are cleared and rebuilt; blocks closed cleanly at the timelines' state
+     * are kept as they are.
+     */
+    @Test
+    void blocksFromAnEarlierOwnershipAreRebuiltAndCurrentOnesKept() {
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        for (int i = 0; i < 3; i++) {
+            process(new UUID(3, i), "$pageview", HOUR.plusSeconds(i));
+        }
+        processor.close();
+        // Another instance stored two more events, and one left (moved by a merge); this one restores that state.
+        put(new UUID(3, 7), "$pageview", HOUR.plusSeconds(10));
+        put(new UUID(3, 8), "$pageview", HOUR.plusSeconds(11));
+        try (var it = timelines.range(TimelineKeys.personStart(PROJECT, new UUID(3, 0)), TimelineKeys.personEnd(PROJECT, new UUID(3, 0)))) {
+            timelines.delete(it.next().key);
+        }
+        final var ledger = context.<KeyValueStore<String, String>>getStateStore(StoreNames.TIMELINE_REDIRECTS);
+        ledger.put(EventBlockWriter.CHANGES, Long.toString(Long.parseLong(ledger.get(EventBlockWriter.CHANGES)) + 3));
+
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("stale: queries read the timelines").isNull();
+        processor.rebuildSome();
+        processor.rebuildSome();
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
+        final List<String> stored = new java.util.ArrayList<>();
+        try (var it = timelines.all()) {
+            it.forEachRemaining(e -> stored.add(TimelineEvent.decode(e.value).uuid().toString()));
+        }
+        assertThat(stored).hasSize(4);
+        assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
+
+        processor.close();
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("closed at the timelines' state: kept").isNotNull();
+        assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
+    }
+
     /** The uuids of the rows in the project's event blocks that are not deleted. */
     private List<String> blockRows() {
         final List<String> uuids = new java.util.ArrayList<>();
