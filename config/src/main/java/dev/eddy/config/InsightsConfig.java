@@ -13,14 +13,17 @@ import java.util.Map;
  *                     abandoned with a 504
  * @param cache        the saved insights' result cache
  * @param async        background calculations ({@code refresh=async} and its kin)
+ * @param blockCache   bytes of heap this instance's sealed event blocks may take kept decoded between queries; 0 keeps
+ *                     none
  */
-public record InsightsConfig(Duration queryTimeout, Cache cache, Async async) {
+public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, long blockCache) {
 
     /** The interval names the staleness thresholds are given for (PostHog's, {@code minute} included). */
     public static final List<String> INTERVALS = List.of("minute", "hour", "day", "week", "month");
 
     public InsightsConfig {
         Validation.require(!queryTimeout.isNegative() && !queryTimeout.isZero(), "insights.query-timeout must be positive");
+        Validation.require(blockCache >= 0, "insights.block-cache must not be negative");
     }
 
     /**
@@ -77,7 +80,7 @@ public record InsightsConfig(Duration queryTimeout, Cache cache, Async async) {
                 new Cache(perInterval(cache.getConfig("stale-after")), perInterval(cache.getConfig("lazy-stale-after")),
                         cache.getDuration("client-refresh-short"), cache.getDuration("client-refresh"), cache.getLong("max-entries"),
                         cache.getDuration("expire-after")),
-                new Async(async.getInt("max-running"), async.getDuration("status-retention")));
+                new Async(async.getInt("max-running"), async.getDuration("status-retention")), c.getBytes("block-cache"));
     }
 
     private static Map<String, Duration> perInterval(final Config c) {

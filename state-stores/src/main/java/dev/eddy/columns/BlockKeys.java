@@ -10,7 +10,8 @@ import org.apache.kafka.common.utils.Bytes;
  *
  * <p>A partition numbers the events it stores per project, 0, 1, 2, ... (the row's <em>sequence</em>); rows
  * {@code [n × ROWS, (n + 1) × ROWS)} make block {@code n}. Under a project and block number the store keeps, in this
- * key order: the sealed block ({@link Kind#BLOCK}, an {@link EventBlock}), the set of its rows that are no longer
+ * key order: a sealed block's entry ({@link Kind#SEALED}: its {@link Sealed} id and time span; the block itself, an
+ * {@link EventBlock}, lies apart under {@link #sealedBlock}), the set of its rows that are no longer
  * stored ({@link Kind#DELETED}: moved to another person's partition by a merge, or expired), and, while the block is
  * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}) and its
  * newest rows one record each ({@link Kind#TAIL}, a {@link TailRow}). Every {@link #PART_ROWS} rows the tail becomes
@@ -18,7 +19,9 @@ import org.apache.kafka.common.utils.Bytes;
  * {@link #PART_ROWS} - 1 rows per project and partition one by one, and a project's blocks are few and large. When
  * every row of a sealed block is deleted, the block goes. A project's events are one key range, read in block order:
  * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part and {@code [row: 2]} for a tail row,
- * big-endian.
+ * big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
+ * whose span meets its date range ({@code [3][project: 8][block: 8]}), or none at all when it holds the block decoded
+ * already: a sealed block never changes, and its id, new each time a block is sealed, names its content.
  *
  * <p>The same store keeps the bookkeeping, in key spaces no project's range reaches (one store, not three: each
  * store is a RocksDB instance per partition, with its own memtables to flush): which row holds each stored event
@@ -27,6 +30,10 @@ import org.apache.kafka.common.utils.Bytes;
  * partition's timelines has its row. A project's next row number follows from its last key.
  */
 public final class BlockKeys {
+    /** The layout's version, kept under {@link #FORMAT}: blocks of another are rebuilt. */
+    public static final long VERSION = 2;
+    /** The {@link #meta} name of the layout's version. */
+    public static final String FORMAT = "format";
     /** Rows per sealed block. */
     public static final int ROWS = 4096;
     /** Rows per part of a block being filled: the most rows a query reads one by one per project and partition. */
@@ -34,20 +41,48 @@ public final class BlockKeys {
     private static final byte BLOCKS = 0;
     private static final byte ROW_OF_EVENT = 1;
     private static final byte META = 2;
+    private static final byte SEALED_BLOCKS = 3;
     private static final int LENGTH = 1 + 8 + 8 + 1;
     /** The {@link #meta} name present once every event of the partition's timelines has its row. */
     public static final String COMPLETE = "complete";
 
     /** What a key of a project's range holds. */
     public enum Kind {
-        BLOCK, DELETED, PART, TAIL
+        SEALED, DELETED, PART, TAIL
+    }
+
+    /**
+     * A sealed block's entry in its project's range.
+     *
+     * @param id          chosen at random when the block was sealed: the same id is the same content
+     * @param firstMicros the earliest time of its rows
+     * @param lastMicros  the latest
+     */
+    public record Sealed(long id, long firstMicros, long lastMicros) {
+        public byte[] encode() {
+            return ByteBuffer.allocate(3 * Long.BYTES).putLong(id).putLong(firstMicros).putLong(lastMicros).array();
+        }
+
+        public static Sealed decode(final byte[] value) {
+            if (value.length != 3 * Long.BYTES) {
+                throw new IllegalArgumentException("a sealed block's entry of " + value.length + " bytes");
+            }
+            final ByteBuffer in = ByteBuffer.wrap(value);
+            return new Sealed(in.getLong(), in.getLong(), in.getLong());
+        }
     }
 
     private BlockKeys() {
     }
 
-    public static Bytes block(final long projectId, final long block) {
-        return Bytes.wrap(key(projectId, block, Kind.BLOCK).array());
+    /** The key of a sealed block's entry ({@link Sealed}) in its project's range. */
+    public static Bytes sealed(final long projectId, final long block) {
+        return Bytes.wrap(key(projectId, block, Kind.SEALED).array());
+    }
+
+    /** The key of a sealed block itself (an {@link EventBlock}), outside every project's range. */
+    public static Bytes sealedBlock(final long projectId, final long block) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 8).put(SEALED_BLOCKS).putLong(projectId).putLong(block).array());
     }
 
     public static Bytes deleted(final long projectId, final long block) {

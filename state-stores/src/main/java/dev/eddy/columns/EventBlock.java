@@ -46,25 +46,29 @@ public final class EventBlock {
     /** Where each section lies in {@link #bytes}, for a decoded block; empty for one built in memory. */
     private final Map<String, int[]> sections;
     private final byte[] bytes;
-    private long[] timeMicros;
-    private long[] uuidHigh;
-    private long[] uuidLow;
-    private Column persons;
-    private Column distinctIds;
-    private Column events;
+    // Sections decoded so far: each read when first asked for, by whichever thread asks (two may both decode one; either
+    // result is the same), and published through volatile fields and concurrent maps.
+    private volatile long[] timeMicros;
+    /** Each row's uuid as two longs, most significant first. */
+    private volatile long[] uuids;
+    private volatile Column persons;
+    private volatile UUID[] personUuids;
+    private volatile Column distinctIds;
+    private volatile Column events;
     private final Map<String, Column> properties;
     private final Map<String, Column> groups;
-    private long[] span;
+    private volatile long[] span;
+    /** Roughly what the decoded sections take in memory, in bytes. */
+    private final java.util.concurrent.atomic.AtomicLong decodedBytes = new java.util.concurrent.atomic.AtomicLong();
 
-    private EventBlock(final long[] timeMicros, final long[] uuidHigh, final long[] uuidLow, final Column persons,
+    private EventBlock(final long[] timeMicros, final long[] uuids, final Column persons,
                        final Column distinctIds, final Column events, final Map<String, Column> groups,
                        final Map<String, Column> properties) {
         this.rows = timeMicros.length;
         this.sections = Map.of();
         this.bytes = null;
         this.timeMicros = timeMicros;
-        this.uuidHigh = uuidHigh;
-        this.uuidLow = uuidLow;
+        this.uuids = uuids;
         this.persons = persons;
         this.distinctIds = distinctIds;
         this.events = events;
@@ -83,8 +87,8 @@ public final class EventBlock {
         this.rows = rows;
         this.sections = sections;
         this.bytes = bytes;
-        this.properties = new HashMap<>();
-        this.groups = new HashMap<>();
+        this.properties = new java.util.concurrent.ConcurrentHashMap<>();
+        this.groups = new java.util.concurrent.ConcurrentHashMap<>();
     }
 
     /** One event as a block takes it. */
@@ -111,80 +115,132 @@ public final class EventBlock {
     }
 
     public long timeMicros(final int row) {
-        if (timeMicros == null) {
-            timeMicros = readTimes(section(TIME), rows);
+        long[] times = timeMicros;
+        if (times == null) {
+            times = readTimes(section(TIME), rows);
+            timeMicros = decoded(times, (long) rows * Long.BYTES);
         }
-        return timeMicros[row];
+        return times[row];
     }
 
     public UUID uuid(final int row) {
-        if (uuidHigh == null) {
+        long[] all = uuids;
+        if (all == null) {
             final ByteBuffer in = section(UUIDS);
-            final long[] high = new long[rows];
-            final long[] low = new long[rows];
-            for (int r = 0; r < rows; r++) {
-                high[r] = in.getLong();
-                low[r] = in.getLong();
+            all = new long[rows * 2];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = in.getLong();
             }
-            uuidHigh = high;
-            uuidLow = low;
+            uuids = decoded(all, (long) rows * 2 * Long.BYTES);
         }
-        return new UUID(uuidHigh[row], uuidLow[row]);
+        return new UUID(all[row * 2], all[row * 2 + 1]);
+    }
+
+    /**
+     * Roughly how many bytes the block takes in memory: its encoding and what has been decoded of it so far (a cache
+     * weighs blocks by it).
+     */
+    public long memoryBytes() {
+        return (bytes == null ? 0 : bytes.length) + decodedBytes.get();
+    }
+
+    private <T> T decoded(final T section, final long size) {
+        decodedBytes.addAndGet(size);
+        return section;
+    }
+
+    /** What a column's codes and dictionary take in memory, roughly: JSON texts as Jackson's nodes hold them. */
+    private static long size(final Column column, final int rows) {
+        long size = (long) rows * Integer.BYTES + 16;
+        for (final JsonNode entry : column.dictionary) {
+            size += entry == null ? 8 : 56 + 2L * (entry.isTextual() ? entry.textValue().length() : 8);
+        }
+        return size;
+    }
+
+    /** The person of code {@code code} of {@link #persons()}, as the uuid it is stored as. */
+    public UUID person(final int code) {
+        UUID[] dictionary = personUuids;
+        if (dictionary == null) {
+            if (bytes == null) {
+                dictionary = new UUID[persons.size()];
+                for (int c = 0; c < dictionary.length; c++) {
+                    dictionary[c] = UUID.fromString(persons.entry(c).asText());
+                }
+            } else {
+                try {
+                    final ByteBuffer in = section(PERSONS);
+                    dictionary = new UUID[length(in)];
+                    for (int c = 0; c < dictionary.length; c++) {
+                        dictionary[c] = new UUID(in.getLong(), in.getLong());
+                    }
+                } catch (final BufferUnderflowException e) {
+                    throw new IllegalArgumentException("a truncated or corrupt event block", e);
+                }
+            }
+            personUuids = decoded(dictionary, 48L * dictionary.length);
+        }
+        return dictionary[code];
     }
 
     /** The rows' persons: entries are uuid strings. */
     public Column persons() {
-        if (persons == null) {
+        Column column = persons;
+        if (column == null) {
             try {
                 final ByteBuffer in = section(PERSONS);
                 final JsonNode[] entries = new JsonNode[length(in)];
                 for (int c = 0; c < entries.length; c++) {
                     entries[c] = Json.mapper().getNodeFactory().textNode(new UUID(in.getLong(), in.getLong()).toString());
                 }
-                persons = new Column(entries, codes(in, rows, entries.length));
+                column = new Column(entries, codes(in, rows, entries.length));
+                persons = decoded(column, size(column, rows));
             } catch (final BufferUnderflowException e) {
                 throw new IllegalArgumentException("a truncated or corrupt event block", e);
             }
         }
-        return persons;
+        return column;
     }
 
     public Column distinctIds() {
-        if (distinctIds == null) {
-            distinctIds = texts(section(DISTINCT_IDS), rows);
+        Column column = distinctIds;
+        if (column == null) {
+            column = texts(section(DISTINCT_IDS), rows);
+            distinctIds = decoded(column, size(column, rows));
         }
-        return distinctIds;
+        return column;
     }
 
     /** The rows' event names. */
     public Column events() {
-        if (events == null) {
-            events = texts(section(EVENTS), rows);
+        Column column = events;
+        if (column == null) {
+            column = texts(section(EVENTS), rows);
+            events = decoded(column, size(column, rows));
         }
-        return events;
+        return column;
     }
 
     /** The column of property {@code key}: every row absent when no event of the block has it. */
     public Column property(final String key) {
-        final Column column = properties.get(key);
-        if (column != null) {
-            return column;
-        }
-        final Column read = sections.containsKey(PROPERTY + key) ? readProperty(section(PROPERTY + key), rows) : Column.absent(rows);
-        properties.put(key, read);
-        return read;
+        return column(properties, key, PROPERTY + key);
     }
 
     /** The rows' keys of the group of type {@code typeIndex} ({@code $groups}): absent where an event has none. */
     public Column group(final int typeIndex) {
-        final String name = GROUP + typeIndex;
-        final Column column = groups.get(name);
+        return column(groups, GROUP + typeIndex, GROUP + typeIndex);
+    }
+
+    private Column column(final Map<String, Column> decodedColumns, final String key, final String section) {
+        final Column column = decodedColumns.get(key);
         if (column != null) {
             return column;
         }
-        final Column read = sections.containsKey(name) ? readProperty(section(name), rows) : Column.absent(rows);
-        groups.put(name, read);
-        return read;
+        if (bytes == null || !sections.containsKey(section)) {
+            return Column.absent(rows);
+        }
+        final Column read = readProperty(section(section), rows);
+        return decodedColumns.computeIfAbsent(key, k -> decoded(read, size(read, rows)));
     }
 
     /** The earliest and the latest time of the block's rows (microseconds), read without reading the times. */
@@ -197,11 +253,13 @@ public final class EventBlock {
     }
 
     private long[] span() {
-        if (span == null) {
+        long[] both = span;
+        if (both == null) {
             final ByteBuffer in = section(SPAN);
-            span = new long[] {in.getLong(), in.getLong()};
+            both = new long[] {in.getLong(), in.getLong()};
+            span = both;
         }
-        return span;
+        return both;
     }
 
     /** The keys of the block's property columns. */
@@ -295,8 +353,7 @@ public final class EventBlock {
         public EventBlock build() {
             final int n = rows.size();
             final long[] times = new long[n];
-            final long[] high = new long[n];
-            final long[] low = new long[n];
+            final long[] uuids = new long[n * 2];
             final Dictionary persons = new Dictionary(false, n);
             final Dictionary distinctIds = new Dictionary(false, n);
             final Dictionary events = new Dictionary(false, n);
@@ -305,8 +362,8 @@ public final class EventBlock {
             for (int r = 0; r < n; r++) {
                 final Row row = rows.get(r);
                 times[r] = row.timeMicros();
-                high[r] = row.uuid().getMostSignificantBits();
-                low[r] = row.uuid().getLeastSignificantBits();
+                uuids[r * 2] = row.uuid().getMostSignificantBits();
+                uuids[r * 2 + 1] = row.uuid().getLeastSignificantBits();
                 persons.add(r, Json.mapper().getNodeFactory().textNode(row.person().toString()));
                 distinctIds.add(r, Json.mapper().getNodeFactory().textNode(row.distinctId()));
                 events.add(r, Json.mapper().getNodeFactory().textNode(row.event()));
@@ -326,7 +383,7 @@ public final class EventBlock {
             columns.forEach((key, dictionary) -> properties.put(key, dictionary.column()));
             final Map<String, Column> groups = new LinkedHashMap<>();
             groupColumns.forEach((name, dictionary) -> groups.put(name, dictionary.column()));
-            return new EventBlock(times, high, low, persons.column(), distinctIds.column(), events.column(), groups, properties);
+            return new EventBlock(times, uuids, persons.column(), distinctIds.column(), events.column(), groups, properties);
         }
     }
 
@@ -383,10 +440,9 @@ public final class EventBlock {
             time.varint((t - previous) << 1 ^ (t - previous) >> 63);
             previous = t;
         }
-        final Out uuids = parts.computeIfAbsent(UUIDS, k -> new Out(rows * 16));
-        for (int r = 0; r < rows; r++) {
-            uuids.fixed(uuidHigh[r]);
-            uuids.fixed(uuidLow[r]);
+        final Out ids = parts.computeIfAbsent(UUIDS, k -> new Out(rows * 16));
+        for (final long half : uuids) {
+            ids.fixed(half);
         }
         final Out people = parts.computeIfAbsent(PERSONS, k -> new Out(rows));
         people.varint(persons.size());

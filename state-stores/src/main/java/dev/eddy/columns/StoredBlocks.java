@@ -8,7 +8,8 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 
 /**
- * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block and
+ * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block asked
+ * for (found by its entry, read by key or kept decoded by the reader) and
  * each part of a block being filled with the set of its rows no longer stored, and the tail rows of a block being
  * filled as one block built from them.
  */
@@ -25,30 +26,49 @@ public final class StoredBlocks {
         void block(EventBlock block, BitSet deleted);
     }
 
+    /** Finds the sealed blocks a read visits. */
+    @FunctionalInterface
+    public interface Sealed {
+        /**
+         * @return the block {@code entry} stands for, or null to pass it by (outside a query's range, or removed
+         *         since the read began)
+         */
+        EventBlock block(long projectId, long block, BlockKeys.Sealed entry);
+    }
+
+    /** Every sealed block, as {@code store} (the same store's reads by key) has it. */
+    public static Sealed sealedIn(final Function<Bytes, byte[]> store) {
+        return (projectId, block, entry) -> {
+            final byte[] bytes = store.apply(BlockKeys.sealedBlock(projectId, block));
+            return bytes == null ? null : EventBlock.decode(bytes);
+        };
+    }
+
     /**
      * @param entries   a project's range of the store, in key order
      * @param timelines the partition's timelines, where tail rows find their events
+     * @param sealed    the sealed blocks of the entries; a block it answers null for is not visited
      * @param keep      which tail rows are worth building into a block, asked with the row's timeline event bytes
-     *                  (queries skip rows outside their range or events unparsed); sealed blocks are always visited
+     *                  (queries skip rows outside their range or events unparsed)
      */
     public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Function<Bytes, byte[]> timelines,
-                            final Predicate<byte[]> keep, final Visitor visitor) {
+                            final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
         long current = Long.MIN_VALUE;
-        EventBlock sealed = null;
+        EventBlock block = null;
         BitSet deleted = new BitSet();
         EventBlock.Builder tail = null;
         while (entries.hasNext()) {
             final KeyValue<Bytes, byte[]> entry = entries.next();
-            final long block = BlockKeys.block(entry.key);
-            if (block != current) {
-                flush(sealed, deleted, tail, visitor);
-                current = block;
-                sealed = null;
+            final long number = BlockKeys.block(entry.key);
+            if (number != current) {
+                flush(block, deleted, tail, visitor);
+                current = number;
+                block = null;
                 deleted = new BitSet();
                 tail = null;
             }
             switch (BlockKeys.kind(entry.key)) {
-                case BLOCK -> sealed = EventBlock.decode(entry.value);
+                case SEALED -> block = sealed.block(BlockKeys.project(entry.key), number, BlockKeys.Sealed.decode(entry.value));
                 case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
                 case PART -> {
                     final int first = BlockKeys.part(entry.key) * BlockKeys.PART_ROWS;
@@ -68,7 +88,7 @@ public final class StoredBlocks {
                 }
             }
         }
-        flush(sealed, deleted, tail, visitor);
+        flush(block, deleted, tail, visitor);
     }
 
     private static void flush(final EventBlock sealed, final BitSet deleted, final EventBlock.Builder tail, final Visitor visitor) {

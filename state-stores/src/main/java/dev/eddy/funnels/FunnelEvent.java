@@ -39,7 +39,8 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
     }
 
     boolean sameMatchesAs(final FunnelEvent other) {
-        return Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
+        return Arrays.equals(steps, other.steps) && Arrays.equals(exclusions, other.exclusions)
+                || Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
     }
 
     boolean matches(final int step) {

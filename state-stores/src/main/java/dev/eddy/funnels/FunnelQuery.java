@@ -421,15 +421,18 @@ public final class FunnelQuery {
     public final class BlockRowsCollector {
         private final PropertyLookup properties;
         private final Instant now;
-        private final Map<String, Integer> persons = new HashMap<>();
-        private final List<String> personIds = new ArrayList<>();
+        /** Each actor's index: a person by its uuid, a group by its key (a string). */
+        private final Map<Object, Integer> actors = new HashMap<>();
+        private final List<Object> actorKeys = new ArrayList<>();
         private int[] person = new int[1024];
         private long[] time = new long[1024];
         private long[] uuidHigh = new long[1024];
         private long[] uuidLow = new long[1024];
         private final List<FunnelEvent> events = new ArrayList<>();
-        /** Steps and exclusions matched, shared by the rows that matched the same ones. */
-        private final Map<List<Integer>, int[]> interned = new HashMap<>();
+        /** Steps or exclusion gaps matched (one bit each), as the array events share. */
+        private final Map<BitSet, int[]> interned = new HashMap<>();
+        private final BitSet matched = new BitSet();
+        private final BitSet gaps = new BitSet();
 
         private final long first = firstMicros();
         private final long last = lastMicros();
@@ -480,8 +483,6 @@ public final class FunnelQuery {
             final EventBlock.Column actors = groupColumn != null ? groupColumn : block.persons();
             final int[] actorOf = new int[actors.size()];
             java.util.Arrays.fill(actorOf, -1);
-            final List<Integer> matched = new ArrayList<>();
-            final List<Integer> gaps = new ArrayList<>();
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 final int code = names.code(r);
                 if (!wanted[code]) {
@@ -505,17 +506,13 @@ public final class FunnelQuery {
                 matched.clear();
                 for (int i = 0; i < steps.size(); i++) {
                     if ((stepCodes[i] == ANY_EVENT || stepCodes[i] == code) && (stepFilters[i] == null || stepFilters[i].test(r))) {
-                        matched.add(steps.get(i).order());
+                        matched.set(steps.get(i).order());
                     }
                 }
                 gaps.clear();
                 for (int i = 0; i < exclusions.size(); i++) {
                     if ((exclusionCodes[i] == ANY_EVENT || exclusionCodes[i] == code) && (exclusionFilters[i] == null || exclusionFilters[i].test(r))) {
-                        for (int g = exclusions.get(i).fromStep(); g < exclusions.get(i).toStep(); g++) {
-                            if (!gaps.contains(g)) {
-                                gaps.add(g);
-                            }
-                        }
+                        gaps.set(exclusions.get(i).fromStep(), exclusions.get(i).toStep());
                     }
                 }
                 if (matched.isEmpty() && gaps.isEmpty() && !strict) {
@@ -526,16 +523,17 @@ public final class FunnelQuery {
                         breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 final int actorCode = actors.code(r);
                 if (actorOf[actorCode] < 0) {
-                    actorOf[actorCode] = actor(group != null ? "g" + group : "p" + actors.entry(actorCode).asText());
+                    actorOf[actorCode] = actor(group != null ? group : block.person(actorCode));
                 }
                 add(actorOf[actorCode], t, uuid, event);
             }
         }
 
-        private int actor(final String key) {
-            return persons.computeIfAbsent(key, k -> {
-                personIds.add(k);
-                return personIds.size() - 1;
+        /** @param key a person's uuid, or a group's key */
+        private int actor(final Object key) {
+            return actors.computeIfAbsent(key, k -> {
+                actorKeys.add(k);
+                return actorKeys.size() - 1;
             });
         }
 
@@ -554,8 +552,14 @@ public final class FunnelQuery {
             events.add(event);
         }
 
-        private int[] intern(final List<Integer> values) {
-            return interned.computeIfAbsent(List.copyOf(values), v -> v.stream().mapToInt(Integer::intValue).toArray());
+        /** The numbers {@code bits} has, ascending. */
+        private int[] intern(final BitSet bits) {
+            int[] values = interned.get(bits);
+            if (values == null) {
+                values = bits.stream().toArray();
+                interned.put((BitSet) bits.clone(), values);
+            }
+            return values;
         }
 
         /** Evaluates every person collected (and keeps groups' events) into {@code partial}. */
@@ -563,11 +567,12 @@ public final class FunnelQuery {
             final int n = events.size();
             // Rows grouped by actor (a counting sort), then each actor's in timeline order: time, then the uuid's
             // bytes (unsigned), as the timeline's keys sort.
-            final int[] start = new int[personIds.size() + 1];
+            final int actorCount = actorKeys.size();
+            final int[] start = new int[actorCount + 1];
             for (int i = 0; i < n; i++) {
                 start[person[i] + 1]++;
             }
-            for (int a = 0; a < personIds.size(); a++) {
+            for (int a = 0; a < actorCount; a++) {
                 start[a + 1] += start[a];
             }
             final int[] next = java.util.Arrays.copyOf(start, start.length);
@@ -575,30 +580,37 @@ public final class FunnelQuery {
             for (int i = 0; i < n; i++) {
                 order[next[person[i]]++] = i;
             }
-            final java.util.Comparator<Integer> timelineOrder = (a, b) -> {
-                int c = Long.compare(time[a], time[b]);
-                if (c == 0) {
-                    c = Long.compareUnsigned(uuidHigh[a], uuidHigh[b]);
+            for (int a = 0; a < actorCount; a++) {
+                // Rows arrive in the order events were stored, mostly the order they happened: an insertion sort.
+                for (int i = start[a] + 1; i < start[a + 1]; i++) {
+                    final int row = order[i];
+                    int j = i - 1;
+                    while (j >= start[a] && before(row, order[j])) {
+                        order[j + 1] = order[j];
+                        j--;
+                    }
+                    order[j + 1] = row;
                 }
-                return c != 0 ? c : Long.compareUnsigned(uuidLow[a], uuidLow[b]);
-            };
-            final List<Integer> rowsOfActor = new ArrayList<>();
-            for (int a = 0; a < personIds.size(); a++) {
-                rowsOfActor.clear();
+                final List<FunnelEvent> actorEvents = new ArrayList<>(start[a + 1] - start[a]);
                 for (int i = start[a]; i < start[a + 1]; i++) {
-                    rowsOfActor.add(order[i]);
+                    actorEvents.add(events.get(order[i]));
                 }
-                rowsOfActor.sort(timelineOrder);
-                final List<FunnelEvent> actorEvents = new ArrayList<>(rowsOfActor.size());
-                rowsOfActor.forEach(i -> actorEvents.add(events.get(i)));
-                final String actor = personIds.get(a);
-                if (actor.startsWith("g")) {
-                    partial.groups.computeIfAbsent(actor.substring(1), k -> new ArrayList<>()).addAll(actorEvents);
+                if (actorKeys.get(a) instanceof String group) {
+                    partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).addAll(actorEvents);
                 } else {
                     evaluate(actorEvents, partial);
                 }
             }
             events.clear();
+        }
+
+        /** Whether row {@code a} comes before row {@code b} in a timeline: by time, then by the uuid's bytes (unsigned). */
+        private boolean before(final int a, final int b) {
+            int c = Long.compare(time[a], time[b]);
+            if (c == 0) {
+                c = Long.compareUnsigned(uuidHigh[a], uuidHigh[b]);
+            }
+            return (c != 0 ? c : Long.compareUnsigned(uuidLow[a], uuidLow[b])) < 0;
         }
     }
 
@@ -624,6 +636,11 @@ public final class FunnelQuery {
     /** A collector of blocks' rows for this funnel, reading person and group properties through {@code properties}. */
     public BlockRowsCollector collector(final PropertyLookup properties, final Instant now) {
         return new BlockRowsCollector(properties, now);
+    }
+
+    /** Whether the funnel's range holds a moment between {@code firstMicros} and {@code lastMicros}. */
+    public boolean overlaps(final long firstMicros, final long lastMicros) {
+        return lastMicros >= firstMicros() && firstMicros <= lastMicros();
     }
 
     private long firstMicros() {

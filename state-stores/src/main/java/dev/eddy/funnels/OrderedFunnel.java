@@ -87,7 +87,10 @@ public final class OrderedFunnel {
             final List<FunnelEvent> group = events.subList(i, j);
             final long time = events.get(i).timeMicros();
             entered[0] = new Attempt(time, List.of(), List.of(), false);
-            final boolean alike = group.stream().allMatch(e -> e.sameMatchesAs(group.get(0)));
+            boolean alike = true;
+            for (int k = 1; k < group.size() && alike; k++) {
+                alike = group.get(k).sameMatchesAs(group.get(0));
+            }
             if (alike) {
                 for (final FunnelEvent event : group) {
                     process(event, encoded(event), entered, furthest, furthestStep, false, attribution);

@@ -538,7 +538,7 @@ public final class TrendQuery {
     }
 
     /** Whether any window holds a moment between {@code firstMicros} and {@code lastMicros}. */
-    private boolean overlaps(final long firstMicros, final long lastMicros) {
+    public boolean overlaps(final long firstMicros, final long lastMicros) {
         for (final long[] window : windows) {
             if (lastMicros >= window[0] && firstMicros <= window[1]) {
                 return true;

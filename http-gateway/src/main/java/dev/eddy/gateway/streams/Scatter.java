@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads that need every partition of a store: each streams instance is asked for a partial over exactly the
- * partitions it runs as active in the current assignment (this one reads its own on a worker thread, the others
+ * partitions it runs as active in the current assignment (this one reads its own on worker threads, one per core, the others
  * answer {@value #ROUTE}, authenticated by the deployment's internal secret), and the partials are merged.
  *
  * <p>A gateway-only process runs no streams instance: it hands the whole gather to a streams instance from its
@@ -151,7 +151,7 @@ public final class Scatter {
             }
             app = local.orElseThrow(Scatter::noStreamsInstance);
             if (part.global()) {
-                return vertx.executeBlocking(() -> readLocal(part, app, List.of(), request, control), false);
+                return vertx.executeBlocking(() -> readLocalNow(part, app, List.of(), request, control), false);
             }
             owners = app.partitionsByOwner(part.store()).orElseThrow(Scatter::rebalancing);
         } catch (final ApiError e) {
@@ -159,8 +159,12 @@ public final class Scatter {
         }
         final List<Future<P>> partials = new ArrayList<>();
         owners.forEach((host, partitions) -> partials.add(Instances.address(host).equals(self.get())
-                ? vertx.executeBlocking(() -> readLocal(part, app, partitions, request, control), false)
+                ? readLocal(part, app, partitions, request, control)
                 : remote(kind, host, request, partitions, control).map(bytes -> part.decode(request, bytes))));
+        return merged(part, partials);
+    }
+
+    private static <P> Future<P> merged(final Part<P> part, final List<Future<P>> partials) {
         return Future.all(partials).map(all -> {
             P whole = null;
             for (int i = 0; i < all.size(); i++) {
@@ -169,6 +173,30 @@ public final class Scatter {
             }
             return whole;
         });
+    }
+
+    /**
+     * This instance's {@code partitions} read on worker threads, as many at once as there are cores (each a share of
+     * the partitions, dealt round), and merged: a query uses the machine as DuckDB's threads do.
+     */
+    private <P> Future<P> readLocal(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
+                                    final QueryControl control) {
+        final int threads = Math.min(partitions.size(), Runtime.getRuntime().availableProcessors());
+        if (threads <= 1) {
+            return vertx.executeBlocking(() -> readLocalNow(part, app, partitions, request, control), false);
+        }
+        final List<List<Integer>> shares = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            shares.add(new ArrayList<>());
+        }
+        for (int i = 0; i < partitions.size(); i++) {
+            shares.get(i % threads).add(partitions.get(i));
+        }
+        final List<Future<P>> reads = new ArrayList<>();
+        for (final List<Integer> share : shares) {
+            reads.add(vertx.executeBlocking(() -> readLocalNow(part, app, share, request, control), false));
+        }
+        return merged(part, reads);
     }
 
     /** The whole gathered by a streams instance (this process runs none). */
@@ -190,8 +218,8 @@ public final class Scatter {
                 .map(bytes -> part.decode(request, bytes));
     }
 
-    private static <P> P readLocal(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
-                                   final QueryControl control) {
+    private static <P> P readLocalNow(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
+                                      final QueryControl control) {
         try {
             return part.read(app, partitions, request, control);
         } catch (final InvalidStateStoreException e) {
@@ -366,7 +394,8 @@ public final class Scatter {
 
     private <P> void serve(final RoutingContext ctx, final Part<P> part, final StreamsApp app, final JsonNode request,
                            final List<Integer> partitions, final QueryControl control) {
-        vertx.executeBlocking(() -> part.encode(readLocal(part, app, partitions, request, control)), false)
+        readLocal(part, app, partitions, request, control)
+                .compose(whole -> vertx.executeBlocking(() -> part.encode(whole), false))
                 .onSuccess(bytes -> ctx.response().putHeader("Content-Type", "application/octet-stream").end(Buffer.buffer(bytes)))
                 .onFailure(ctx::fail);
     }

@@ -65,14 +65,17 @@ public final class InsightQueryService {
     /**
      * Registers the trend, funnel and earliest-event partials with {@code scatter}.
      *
-     * @param timeout how long a calculation may run before it is abandoned ({@code insights.query-timeout})
+     * @param timeout         how long a calculation may run before it is abandoned ({@code insights.query-timeout})
+     * @param blockCacheBytes how much heap this instance's sealed blocks may take kept decoded ({@code insights.block-cache};
+     *                        0 keeps none)
      */
-    public InsightQueryService(final Scatter scatter, final Duration timeout, final MeterRegistry registry) {
+    public InsightQueryService(final Scatter scatter, final Duration timeout, final long blockCacheBytes, final MeterRegistry registry) {
         this.scatter = scatter;
         this.timeout = timeout;
         this.registry = registry;
+        final BlockCache blocks = new BlockCache(blockCacheBytes, registry);
         for (final Kind kind : Kind.values()) {
-            scatter.register(kind.path(), part(kind.engine));
+            scatter.register(kind.path(), part(kind.engine, blocks));
         }
         scatter.register(EARLIEST, new Earliest());
     }
@@ -148,15 +151,17 @@ public final class InsightQueryService {
     }
 
     /**
-     * Reads a partition's blocks of a project ({@link StoredBlocks}), checking {@code control} per block: rows of the
-     * block being filled whose time is not {@code relevant} or whose event is not one of {@code eventNames} (when
-     * only those count) are skipped undecoded.
+     * Reads a partition's blocks of a project ({@link StoredBlocks}), checking {@code control} per block: the sealed
+     * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
+     * their event is not one of {@code eventNames} (when only those count), which are skipped undecoded.
      */
-    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final Function<Bytes, byte[]> timelines,
-                                   final Optional<java.util.Set<String>> eventNames, final java.util.function.LongPredicate relevant,
-                                   final QueryControl control, final StoredBlocks.Visitor visitor) {
+    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final StoredBlocks.Sealed sealed,
+                                   final Function<Bytes, byte[]> timelines, final Optional<java.util.Set<String>> eventNames,
+                                   final java.util.function.LongPredicate relevant, final QueryControl control,
+                                   final StoredBlocks.Visitor visitor) {
         final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
-        StoredBlocks.read(blocks, timelines, event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
+        StoredBlocks.read(blocks, timelines, sealed,
+                event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
                 (block, deleted) -> {
                     control.check();
                     visitor.block(block, deleted);
@@ -184,8 +189,11 @@ public final class InsightQueryService {
          * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
          * hold every event of the partition ({@link #scan} reads its timelines until then).
          */
-        void scanBlocks(Q query, P partial, KeyValueIterator<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines,
-                        PropertyLookup properties, Instant now, QueryControl control);
+        void scanBlocks(Q query, P partial, KeyValueIterator<Bytes, byte[]> blocks, StoredBlocks.Sealed sealed,
+                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control);
+
+        /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
+        boolean overlaps(Q query, long firstMicros, long lastMicros);
 
         P merge(P into, P other);
 
@@ -241,10 +249,15 @@ public final class InsightQueryService {
 
         @Override
         public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
-                               final Function<Bytes, byte[]> timelines, final PropertyLookup properties, final Instant now,
-                               final QueryControl control) {
-            readBlocks(blocks, timelines, query.eventNames(), query::relevant, control,
+                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+                               final Instant now, final QueryControl control) {
+            readBlocks(blocks, sealed, timelines, query.eventNames(), query::relevant, control,
                     (block, deleted) -> query.add(partial, block, deleted, properties, now));
+        }
+
+        @Override
+        public boolean overlaps(final TrendQuery query, final long firstMicros, final long lastMicros) {
+            return query.overlaps(firstMicros, lastMicros);
         }
 
         @Override
@@ -316,12 +329,17 @@ public final class InsightQueryService {
         /** Rows of the funnel's events collected per person from every block, then each person evaluated. */
         @Override
         public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
-                               final Function<Bytes, byte[]> timelines, final PropertyLookup properties, final Instant now,
-                               final QueryControl control) {
+                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+                               final Instant now, final QueryControl control) {
             final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now);
-            readBlocks(blocks, timelines, query.eventNames(), query::relevant, control, collector::add);
+            readBlocks(blocks, sealed, timelines, query.eventNames(), query::relevant, control, collector::add);
             control.check();
             collector.finish(partial);
+        }
+
+        @Override
+        public boolean overlaps(final FunnelQuery query, final long firstMicros, final long lastMicros) {
+            return query.overlaps(firstMicros, lastMicros);
         }
 
         private static void evaluate(final FunnelQuery query, final FunnelQuery.Partial partial, final UUID person,
@@ -395,7 +413,7 @@ public final class InsightQueryService {
     }
 
     /** A kind of insight as a scatter partial over the timelines. */
-    private static <Q, P> Scatter.Part<P> part(final Engine<Q, P> engine) {
+    private static <Q, P> Scatter.Part<P> part(final Engine<Q, P> engine, final BlockCache blocks) {
         return new Scatter.Part<>() {
             @Override
             public String store() {
@@ -407,7 +425,7 @@ public final class InsightQueryService {
                 final Request request = Request.of(json);
                 final Q query = parsed(() -> engine.parse(request, request.earliest()));
                 // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
-                return parsed(() -> InsightQueryService.read(engine, query, request, app, partitions, control));
+                return parsed(() -> InsightQueryService.read(engine, blocks, query, request, app, partitions, control));
             }
 
             @Override
@@ -464,8 +482,8 @@ public final class InsightQueryService {
     }
 
     /** One instance's partitions of the timelines (and persons), as one partial. */
-    private static <Q, P> P read(final Engine<Q, P> engine, final Q query, final Request request, final StreamsApp app,
-                                 final List<Integer> partitions, final QueryControl control) {
+    private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final Q query, final Request request,
+                                 final StreamsApp app, final List<Integer> partitions, final QueryControl control) {
         final P partial = engine.partial(query);
         final long project = request.scope().projectId();
         final ReadOnlyKeyValueStore<String, GroupState> groups = Scatter.global(app, StoreNames.GROUPS_GLOBAL);
@@ -480,8 +498,9 @@ public final class InsightQueryService {
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
-                try (KeyValueIterator<Bytes, byte[]> rows = blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project))) {
-                    engine.scanBlocks(query, partial, rows, timelines::get, properties, request.now(), control);
+                try (KeyValueIterator<Bytes, byte[]> rows = blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project));
+                     BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
+                    engine.scanBlocks(query, partial, rows, sealed, timelines::get, properties, request.now(), control);
                 }
                 continue;
             }

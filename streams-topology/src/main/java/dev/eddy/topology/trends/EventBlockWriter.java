@@ -8,6 +8,7 @@ import dev.eddy.timelines.TimelineKeys;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -18,7 +19,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * the timelines and always equal to them: every event stored in a timeline here is one row, and an event that leaves
  * (moved by a merge, expired) is marked deleted in its block. Rows are numbered per project in the order they arrive;
  * each arrives as a tail row (a reference to its timeline entry), every {@link BlockKeys#PART_ROWS} tail rows become a part, and the block's last row
- * turns its parts and tail into one sealed {@link EventBlock}. A block whose rows are all deleted is removed. Which row holds an event is kept per timeline key in the same store ({@link BlockKeys#rowOfEvent}).
+ * turns its parts and tail into one sealed {@link EventBlock}, stored apart from its entry in the project's range
+ * ({@link BlockKeys.Sealed}: an id new with each sealing, so readers may keep it decoded, and its time span). A block whose rows are all deleted is removed. Which row holds an event is kept per timeline key in the same store ({@link BlockKeys#rowOfEvent}).
  *
  * <p>The store is derived from the timelines, and have no changelog: where they are missing (a new instance
  * or a failover restoring the timelines, an unclean stop, after which exactly-once wipes the task's whole state and
@@ -57,18 +59,21 @@ final class EventBlockWriter {
         final String logged = ledger.get(CHANGES);
         this.changes = logged == null ? 0 : Long.parseLong(logged);
         final byte[] atClose = blocks.delete(CHANGES_AT_CLOSE);
-        if (atClose == null || BlockKeys.number(atClose, -1) != changes) {
+        if (atClose == null || BlockKeys.number(atClose, -1) != changes || BlockKeys.number(blocks.get(FORMAT), -1) != BlockKeys.VERSION) {
             clear();
         }
     }
 
-    /** Removes every key of the store: what a rebuild starts from. */
+    private static final Bytes FORMAT = BlockKeys.meta(BlockKeys.FORMAT);
+
+    /** Removes every key of the store (what a rebuild starts from), and records the layout the rebuild writes. */
     private void clear() {
         final List<Bytes> keys = new ArrayList<>();
         try (KeyValueIterator<Bytes, byte[]> all = blocks.all()) {
             all.forEachRemaining(entry -> keys.add(entry.key));
         }
         keys.forEach(blocks::delete);
+        blocks.put(FORMAT, BlockKeys.number(BlockKeys.VERSION));
     }
 
     /** Records, as the task closes cleanly, which count of changes the blocks are at. */
@@ -130,7 +135,7 @@ final class EventBlockWriter {
             final Bytes key = last.next().key;
             final long first = BlockKeys.block(key) * BlockKeys.ROWS;
             return switch (BlockKeys.kind(key)) {
-                case BLOCK, DELETED -> first + BlockKeys.ROWS;
+                case SEALED, DELETED -> first + BlockKeys.ROWS;
                 case PART -> first + (long) (BlockKeys.part(key) + 1) * BlockKeys.PART_ROWS;
                 case TAIL -> first + BlockKeys.row(key) + 1;
             };
@@ -152,7 +157,8 @@ final class EventBlockWriter {
         deleted.set(BlockKeys.rowOf(sequence));
         if (deleted.cardinality() == BlockKeys.ROWS) {
             // Every row was added, so the block is sealed: it goes whole.
-            blocks.delete(BlockKeys.block(projectId, block));
+            blocks.delete(BlockKeys.sealed(projectId, block));
+            blocks.delete(BlockKeys.sealedBlock(projectId, block));
             blocks.delete(key);
         } else {
             blocks.put(key, BlockKeys.deletedValue(deleted));
@@ -199,7 +205,10 @@ final class EventBlockWriter {
             blocks.delete(deletedKey);
             return;
         }
-        blocks.put(BlockKeys.block(projectId, block), builder.build().encode());
+        final EventBlock sealed = builder.build();
+        blocks.put(BlockKeys.sealedBlock(projectId, block), sealed.encode());
+        blocks.put(BlockKeys.sealed(projectId, block), new BlockKeys.Sealed(ThreadLocalRandom.current().nextLong(), sealed.firstMicros(),
+                sealed.lastMicros()).encode());
     }
 
     /** Adds the block's tail rows, which must run from row {@code first} on, to {@code builder}; their keys. */

@@ -52,7 +52,9 @@ class EventBlocksTopologyTest extends TopologyTest {
                 t.send(sent.get(random.nextInt(sent.size())));
             }
         }
-        assertThat(kinds().get(BlockKeys.Kind.BLOCK)).as("sealed blocks").isEqualTo(2);
+        assertThat(kinds().get(BlockKeys.Kind.SEALED)).as("sealed blocks").isEqualTo(2);
+        assertThat(sealedBlock(0)).as("a sealed block is stored apart from its entry").isNotNull();
+        assertThat(sealedBlock(1)).isNotNull();
         assertBlocksEqualTimelines(2 * BlockKeys.ROWS + 700);
 
         // Day 2: more events, stored a day later.
@@ -65,7 +67,9 @@ class EventBlocksTopologyTest extends TopologyTest {
         // Two days after the first day ended, its events are past the retention (2 days); whole blocks go.
         t.driver().advanceWallClockTime(Duration.ofHours(40));
         assertBlocksEqualTimelines(500);
-        assertThat(kinds().get(BlockKeys.Kind.BLOCK)).as("blocks whose every row expired are removed").isNull();
+        assertThat(kinds().get(BlockKeys.Kind.SEALED)).as("blocks whose every row expired are removed").isNull();
+        assertThat(sealedBlock(0)).as("with their sealed block").isNull();
+        assertThat(sealedBlock(1)).isNull();
 
         t.driver().advanceWallClockTime(Duration.ofDays(2));
         assertBlocksEqualTimelines(0);
@@ -83,7 +87,7 @@ class EventBlocksTopologyTest extends TopologyTest {
         final KeyValueStore<Bytes, byte[]> blockStore = t.driver().getKeyValueStore(StoreNames.EVENT_BLOCKS);
         try (KeyValueIterator<Bytes, byte[]> it = blockStore.range(BlockKeys.projectStart(TopologyFixture.PROJECT),
                 BlockKeys.projectEnd(TopologyFixture.PROJECT))) {
-            StoredBlocks.read(it, timelineStore::get, event -> true, (block, deleted) -> {
+            StoredBlocks.read(it, timelineStore::get, StoredBlocks.sealedIn(blockStore::get), event -> true, (block, deleted) -> {
                 for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                     final var row = block.row(r);
                     blocks.merge(String.join(" ", row.person().toString(), row.uuid().toString(), row.event(),
@@ -106,6 +110,10 @@ class EventBlocksTopologyTest extends TopologyTest {
         } catch (final java.io.IOException e) {
             throw new AssertionError(e);
         }
+    }
+
+    private byte[] sealedBlock(final long block) {
+        return t.driver().<Bytes, byte[]>getKeyValueStore(StoreNames.EVENT_BLOCKS).get(BlockKeys.sealedBlock(TopologyFixture.PROJECT, block));
     }
 
     private Map<BlockKeys.Kind, Integer> kinds() {

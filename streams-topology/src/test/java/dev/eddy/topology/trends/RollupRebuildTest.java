@@ -176,13 +176,25 @@ class RollupRebuildTest {
         processor.init(context);
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("closed at the timelines' state: kept").isNotNull();
         assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
+
+        // Blocks of another layout (an older Eddy's) are rebuilt in this one's.
+        processor.close();
+        blocks.put(BlockKeys.meta(BlockKeys.FORMAT), BlockKeys.number(BlockKeys.VERSION - 1));
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("another layout: queries read the timelines").isNull();
+        assertThat(BlockKeys.number(blocks.get(BlockKeys.meta(BlockKeys.FORMAT)), -1)).isEqualTo(BlockKeys.VERSION);
+        processor.rebuildSome();
+        processor.rebuildSome();
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
+        assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
     }
 
     /** The uuids of the rows in the project's event blocks that are not deleted. */
     private List<String> blockRows() {
         final List<String> uuids = new java.util.ArrayList<>();
         try (var it = blocks.range(BlockKeys.projectStart(PROJECT), BlockKeys.projectEnd(PROJECT))) {
-            StoredBlocks.read(it, timelines::get, event -> true, (block, deleted) -> {
+            StoredBlocks.read(it, timelines::get, StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
                 for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                     uuids.add(block.uuid(r).toString());
                 }
