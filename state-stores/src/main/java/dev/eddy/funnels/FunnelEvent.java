@@ -39,8 +39,7 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
     }
 
     boolean sameMatchesAs(final FunnelEvent other) {
-        return Arrays.equals(steps, other.steps) && Arrays.equals(exclusions, other.exclusions)
-                || Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
+        return Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
     }
 
     boolean matches(final int step) {
@@ -57,10 +56,16 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
         return steps.length == 0 && exclusions.length > 0;
     }
 
-    private static int[] sorted(final int[] values) {
-        final int[] copy = values.clone();
-        Arrays.sort(copy);
-        return copy;
+    /** {@code values} ascending: itself when it is already (as the arrays funnels build are; never to be changed). */
+    static int[] sorted(final int[] values) {
+        for (int i = 1; i < values.length; i++) {
+            if (values[i] < values[i - 1]) {
+                final int[] copy = values.clone();
+                Arrays.sort(copy);
+                return copy;
+            }
+        }
+        return values;
     }
 
     @Override

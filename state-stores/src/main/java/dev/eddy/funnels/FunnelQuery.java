@@ -436,10 +436,14 @@ public final class FunnelQuery {
 
         private final long first = firstMicros();
         private final long last = lastMicros();
+        private final int share;
+        private final int shares;
 
-        private BlockRowsCollector(final PropertyLookup properties, final Instant now) {
+        private BlockRowsCollector(final PropertyLookup properties, final Instant now, final int share, final int shares) {
             this.properties = properties;
             this.now = now;
+            this.share = share;
+            this.shares = shares;
         }
 
         /** Adds the rows of {@code block} but the {@code deleted} ones. */
@@ -482,7 +486,7 @@ public final class FunnelQuery {
             // The collector's actor index of each person (or group) code of this block, found on first use.
             final EventBlock.Column actors = groupColumn != null ? groupColumn : block.persons();
             final int[] actorOf = new int[actors.size()];
-            java.util.Arrays.fill(actorOf, -1);
+            java.util.Arrays.fill(actorOf, NOT_YET);
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 final int code = names.code(r);
                 if (!wanted[code]) {
@@ -499,6 +503,13 @@ public final class FunnelQuery {
                         continue;
                     }
                     group = key.asText();
+                }
+                final int actorCode = actors.code(r);
+                if (actorOf[actorCode] == NOT_YET) {
+                    actorOf[actorCode] = Math.floorMod(actorKey(group, block, actorCode).hashCode(), shares) == share ? MINE : OTHER_SHARE;
+                }
+                if (actorOf[actorCode] == OTHER_SHARE) {
+                    continue;
                 }
                 if (globalFilter != null && !globalFilter.test(r)) {
                     continue;
@@ -521,12 +532,16 @@ public final class FunnelQuery {
                 final java.util.UUID uuid = block.uuid(r);
                 final FunnelEvent event = new FunnelEvent(t, uuid.toString(), intern(matched), intern(gaps),
                         breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
-                final int actorCode = actors.code(r);
-                if (actorOf[actorCode] < 0) {
-                    actorOf[actorCode] = actor(group != null ? group : block.person(actorCode));
+                if (actorOf[actorCode] == MINE) {
+                    actorOf[actorCode] = actor(actorKey(group, block, actorCode));
                 }
                 add(actorOf[actorCode], t, uuid, event);
             }
+        }
+
+        /** A row's actor: its group's key (a string) when the funnel counts groups, else its person's uuid. */
+        private static Object actorKey(final String group, final EventBlock block, final int personCode) {
+            return group != null ? group : block.person(personCode);
         }
 
         /** @param key a person's uuid, or a group's key */
@@ -615,6 +630,12 @@ public final class FunnelQuery {
     }
 
     private static final int ANY_EVENT = -2;
+    /** An actor code of a block not met yet in {@link BlockRowsCollector#add}. */
+    private static final int NOT_YET = -1;
+    /** An actor code of a block whose actor is another share's. */
+    private static final int OTHER_SHARE = -2;
+    /** An actor code of a block whose actor is this share's, with no row collected yet. */
+    private static final int MINE = -3;
 
     /** The code of a step's or exclusion's event in a block ({@link #ANY_EVENT} for any), marking it wanted; -1 if absent. */
     private static int code(final EventBlock.Column names, final Optional<String> event, final boolean[] wanted) {
@@ -635,7 +656,19 @@ public final class FunnelQuery {
 
     /** A collector of blocks' rows for this funnel, reading person and group properties through {@code properties}. */
     public BlockRowsCollector collector(final PropertyLookup properties, final Instant now) {
-        return new BlockRowsCollector(properties, now);
+        return collector(properties, now, 0, 1);
+    }
+
+    /**
+     * A collector of the actors of share {@code share} of {@code shares} only (by their uuid's or key's hash): a
+     * partition too large to gather at once is read in shares, one after the other, each actor evaluated in exactly
+     * one of them.
+     */
+    public BlockRowsCollector collector(final PropertyLookup properties, final Instant now, final int share, final int shares) {
+        if (shares < 1 || share < 0 || share >= shares) {
+            throw new IllegalArgumentException("share " + share + " of " + shares);
+        }
+        return new BlockRowsCollector(properties, now, share, shares);
     }
 
     /** Whether the funnel's range holds a moment between {@code firstMicros} and {@code lastMicros}. */

@@ -1,7 +1,6 @@
 package dev.eddy.funnels;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -148,10 +147,8 @@ public final class OrderedFunnel {
      * consecutive steps, and an exclusion taints the attempt in progress before the same event starts a new one.
      */
     static int[] encoded(final FunnelEvent event) {
-        final int[] steps = event.steps().clone();
-        final int[] gaps = event.exclusions().clone();
-        Arrays.sort(steps);
-        Arrays.sort(gaps);
+        final int[] steps = FunnelEvent.sorted(event.steps());
+        final int[] gaps = FunnelEvent.sorted(event.exclusions());
         final int[] codes = new int[steps.length + gaps.length];
         int n = 0;
         for (int i = gaps.length - 1; i >= 0; i--) {

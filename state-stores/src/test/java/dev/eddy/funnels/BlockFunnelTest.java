@@ -122,8 +122,18 @@ class BlockFunnelTest {
                         collector.add(blocks.get(b), deletions.get(b));
                     }
                     collector.finish(byBlock);
+                    // Read in three shares of the actors, one after the other, as a large partition is.
+                    final FunnelQuery.Partial byShares = query.partial();
+                    for (int share = 0; share < 3; share++) {
+                        final FunnelQuery.BlockRowsCollector part = query.collector(lookup, NOW, share, 3);
+                        for (final int b : order) {
+                            part.add(blocks.get(b), deletions.get(b));
+                        }
+                        part.finish(byShares);
+                    }
                     final JsonNode expected = query.result(byTimeline);
                     assertThat(query.result(byBlock)).as("seed %d, %s, %s", seed, zone, json).isEqualTo(expected);
+                    assertThat(query.result(byShares)).as("in shares: seed %d, %s, %s", seed, zone, json).isEqualTo(expected);
                     assertThat(expected.toString()).as("somebody entered").containsPattern("\"count\":[1-9]|\\[\\d+,[1-9]");
                 }
             }

@@ -57,6 +57,11 @@ public final class InsightQueryService {
     private static final String EARLIEST = "earliest";
     /** Scans check their {@link QueryControl} once per this many timeline entries. */
     private static final int CHECK_EVERY = 4096;
+    /**
+     * The most rows of sealed blocks a funnel gathers from a partition at once (about 150 MB of heap at most: its step
+     * events, each with its uuid); a larger partition is read in shares of its persons.
+     */
+    static final long ROWS_PER_SHARE = 1 << 20;
 
     private final Scatter scatter;
     private final Duration timeout;
@@ -189,7 +194,7 @@ public final class InsightQueryService {
          * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
          * hold every event of the partition ({@link #scan} reads its timelines until then).
          */
-        void scanBlocks(Q query, P partial, KeyValueIterator<Bytes, byte[]> blocks, StoredBlocks.Sealed sealed,
+        void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
                         Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control);
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
@@ -248,11 +253,13 @@ public final class InsightQueryService {
         }
 
         @Override
-        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
+        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
                                final Instant now, final QueryControl control) {
-            readBlocks(blocks, sealed, timelines, query.eventNames(), query::relevant, control,
-                    (block, deleted) -> query.add(partial, block, deleted, properties, now));
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control,
+                        (block, deleted) -> query.add(partial, block, deleted, properties, now));
+            }
         }
 
         @Override
@@ -326,15 +333,39 @@ public final class InsightQueryService {
             evaluate(query, partial, current, timeline, properties, now);
         }
 
-        /** Rows of the funnel's events collected per person from every block, then each person evaluated. */
+        /**
+         * Rows of the funnel's events collected per person from every block, then each person evaluated. A partition
+         * with more than {@link #ROWS_PER_SHARE} rows in the funnel's range is read in shares of its persons, one
+         * after the other, so what is held at once stays bounded however large the partition grows.
+         */
         @Override
-        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> blocks,
+        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
                                final Instant now, final QueryControl control) {
-            final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now);
-            readBlocks(blocks, sealed, timelines, query.eventNames(), query::relevant, control, collector::add);
-            control.check();
-            collector.finish(partial);
+            final int shares = (int) Math.max(1, (sealedRows(query, blocks) + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
+            for (int share = 0; share < shares; share++) {
+                final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
+                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, collector::add);
+                }
+                control.check();
+                collector.finish(partial);
+            }
+        }
+
+        /** The rows of the sealed blocks whose span meets the funnel's range. */
+        private static long sealedRows(final FunnelQuery query, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks) {
+            long rows = 0;
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                while (range.hasNext()) {
+                    final KeyValue<Bytes, byte[]> entry = range.next();
+                    if (BlockKeys.kind(entry.key) == BlockKeys.Kind.SEALED) {
+                        final BlockKeys.Sealed sealed = BlockKeys.Sealed.decode(entry.value);
+                        rows += query.overlaps(sealed.firstMicros(), sealed.lastMicros()) ? BlockKeys.ROWS : 0;
+                    }
+                }
+            }
+            return rows;
         }
 
         @Override
@@ -498,9 +529,9 @@ public final class InsightQueryService {
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
-                try (KeyValueIterator<Bytes, byte[]> rows = blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project));
-                     BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, rows, sealed, timelines::get, properties, request.now(), control);
+                try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
+                    engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
+                            timelines::get, properties, request.now(), control);
                 }
                 continue;
             }
