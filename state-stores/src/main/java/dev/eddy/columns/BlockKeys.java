@@ -20,8 +20,10 @@ import org.apache.kafka.common.utils.Bytes;
  * every row of a sealed block is deleted, the block goes. A project's events are one key range, read in block order:
  * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part and {@code [row: 2]} for a tail row,
  * big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
- * whose span meets its date range ({@code [3][project: 8][block: 8]}), or none at all when it holds the block decoded
- * already: a sealed block never changes, and its id, new each time a block is sealed, names its content.
+ * whose span meets its date range, and of those only the columns it uses: a sealed block is stored section by section
+ * ({@link EventBlock#encodeSections}), its table of sections under {@code [3][project: 8][block: 8]} and each section
+ * under the same key followed by the section's name. A query that holds a block decoded already reads none of it: a
+ * sealed block never changes, and its id, new each time a block is sealed, names its content.
  *
  * <p>The same store keeps the bookkeeping, in key spaces no project's range reaches (one store, not three: each
  * store is a RocksDB instance per partition, with its own memtables to flush): which row holds each stored event
@@ -31,7 +33,7 @@ import org.apache.kafka.common.utils.Bytes;
  */
 public final class BlockKeys {
     /** The layout's version, kept under {@link #FORMAT}: blocks of another are rebuilt. */
-    public static final long VERSION = 2;
+    public static final long VERSION = 3;
     /** The {@link #meta} name of the layout's version. */
     public static final String FORMAT = "format";
     /** Rows per sealed block. */
@@ -80,9 +82,23 @@ public final class BlockKeys {
         return Bytes.wrap(key(projectId, block, Kind.SEALED).array());
     }
 
-    /** The key of a sealed block itself (an {@link EventBlock}), outside every project's range. */
+    /**
+     * The key of a sealed block's table of sections ({@link EventBlock.Stored#header}), outside every project's range;
+     * each section follows it under {@link #sealedSection}.
+     */
     public static Bytes sealedBlock(final long projectId, final long block) {
         return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 8).put(SEALED_BLOCKS).putLong(projectId).putLong(block).array());
+    }
+
+    /** The key of a section (a column) of a sealed block: the block's key, then the section's name in UTF-8. */
+    public static Bytes sealedSection(final long projectId, final long block, final String section) {
+        final byte[] name = section.getBytes(StandardCharsets.UTF_8);
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 8 + name.length).put(SEALED_BLOCKS).putLong(projectId).putLong(block).put(name).array());
+    }
+
+    /** The last key a sealed block's sections can have (UTF-8 never has a 0xFF byte): with {@link #sealedBlock}, all of them. */
+    public static Bytes sealedSectionsEnd(final long projectId, final long block) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 8 + 1).put(SEALED_BLOCKS).putLong(projectId).putLong(block).put((byte) 0xFF).array());
     }
 
     public static Bytes deleted(final long projectId, final long block) {

@@ -36,16 +36,21 @@ import java.util.UUID;
  * codes), {@code distinct_id} and {@code event} (dictionaries of strings, then codes), {@code g:<type index>} per group
  * type some event has ({@code $groups}: a dictionary of the keys as JSON texts) and {@code p:<key>} per property (a
  * dictionary of JSON texts), each of the last two without the "absent" entry, then codes. A dictionary is {@code [size: varint][entries]},
- * codes {@code [width: 1, 2 or 4][rows × width]}. A decoded block reads a section when it is first asked for (a block
- * is read by one query at a time). Rows keep the order they were added in.
+ * codes {@code [width: 1, 2 or 4][rows × width]}. The table and the sections may also be stored apart
+ * ({@link #encodeSections}, {@link #ofSections}), so that a reader fetches only the columns it uses. A decoded block
+ * reads a section when it is first asked for, from any thread (a cached block is shared by queries). Rows keep the
+ * order they were added in.
  */
 public final class EventBlock {
     private static final byte VERSION = 1;
 
     private final int rows;
-    /** Where each section lies in {@link #bytes}, for a decoded block; empty for one built in memory. */
-    private final Map<String, int[]> sections;
-    private final byte[] bytes;
+    /** Each section's length, for a decoded block; empty for one built in memory. */
+    private final Map<String, Integer> sections;
+    /** Reads a section of a decoded block; null for one built in memory. */
+    private final java.util.function.Function<String, ByteBuffer> source;
+    /** What the block keeps of its encoding: all of it, or its table of sections when they are read one by one. */
+    private final int encodedBytes;
     // Sections decoded so far: each read when first asked for, by whichever thread asks (two may both decode one; either
     // result is the same), and published through volatile fields and concurrent maps.
     private volatile long[] timeMicros;
@@ -66,7 +71,8 @@ public final class EventBlock {
                        final Map<String, Column> properties) {
         this.rows = timeMicros.length;
         this.sections = Map.of();
-        this.bytes = null;
+        this.source = null;
+        this.encodedBytes = 0;
         this.timeMicros = timeMicros;
         this.uuids = uuids;
         this.persons = persons;
@@ -83,10 +89,12 @@ public final class EventBlock {
         this.span = new long[] {first, last};
     }
 
-    private EventBlock(final int rows, final Map<String, int[]> sections, final byte[] bytes) {
+    private EventBlock(final int rows, final Map<String, Integer> sections, final java.util.function.Function<String, ByteBuffer> source,
+                       final int encodedBytes) {
         this.rows = rows;
         this.sections = sections;
-        this.bytes = bytes;
+        this.source = source;
+        this.encodedBytes = encodedBytes;
         this.properties = new java.util.concurrent.ConcurrentHashMap<>();
         this.groups = new java.util.concurrent.ConcurrentHashMap<>();
     }
@@ -141,7 +149,7 @@ public final class EventBlock {
      * weighs blocks by it).
      */
     public long memoryBytes() {
-        return (bytes == null ? 0 : bytes.length) + decodedBytes.get();
+        return encodedBytes + decodedBytes.get();
     }
 
     private <T> T decoded(final T section, final long size) {
@@ -162,7 +170,7 @@ public final class EventBlock {
     public UUID person(final int code) {
         UUID[] dictionary = personUuids;
         if (dictionary == null) {
-            if (bytes == null) {
+            if (source == null) {
                 dictionary = new UUID[persons.size()];
                 for (int c = 0; c < dictionary.length; c++) {
                     dictionary[c] = UUID.fromString(persons.entry(c).asText());
@@ -236,7 +244,7 @@ public final class EventBlock {
         if (column != null) {
             return column;
         }
-        if (bytes == null || !sections.containsKey(section)) {
+        if (source == null || !sections.containsKey(section)) {
             return Column.absent(rows);
         }
         final Column read = readProperty(section(section), rows);
@@ -264,7 +272,7 @@ public final class EventBlock {
 
     /** The keys of the block's property columns. */
     public java.util.Set<String> propertyKeys() {
-        if (bytes == null) {
+        if (source == null) {
             return Collections.unmodifiableSet(properties.keySet());
         }
         final java.util.Set<String> keys = new java.util.LinkedHashSet<>();
@@ -423,11 +431,49 @@ public final class EventBlock {
     /** Group type indexes run from 0 to 4, as PostHog's five group types. */
     public static final int GROUP_TYPES = 5;
 
-    /** @throws IllegalStateException for a block that was itself decoded (encode the rows it was built from) */
+    /** The block's encoding: its table of sections, then the sections. */
     public byte[] encode() {
-        if (bytes != null) {
-            return bytes.clone();
+        final Stored stored = encodeSections();
+        final ByteArrayOutputStream block = new ByteArrayOutputStream(stored.header().length + rows * 32);
+        block.writeBytes(stored.header());
+        stored.sections().values().forEach(block::writeBytes);
+        return block.toByteArray();
+    }
+
+    /**
+     * A block stored section by section, so that a reader fetches only the columns it uses.
+     *
+     * @param header   {@link #encode}'s table of sections (version, rows, each section's name and length)
+     * @param sections each section's bytes, by name, in the table's order
+     */
+    public record Stored(byte[] header, Map<String, byte[]> sections) {
+    }
+
+    /** The block's table of sections and the sections, apart ({@link #ofSections} reads them back). */
+    public Stored encodeSections() {
+        final Map<String, byte[]> parts = new LinkedHashMap<>();
+        if (source != null) {
+            sections.keySet().forEach(name -> {
+                final ByteBuffer section = section(name);
+                final byte[] copy = new byte[section.remaining()];
+                section.get(copy);
+                parts.put(name, copy);
+            });
+        } else {
+            built().forEach((name, out) -> parts.put(name, out.buffer.toByteArray()));
         }
+        final Out header = new Out(64);
+        header.buffer.write(VERSION);
+        header.varint(rows);
+        header.varint(parts.size());
+        parts.forEach((name, part) -> {
+            header.string(name);
+            header.varint(part.length);
+        });
+        return new Stored(header.buffer.toByteArray(), parts);
+    }
+
+    private Map<String, Out> built() {
         final Map<String, Out> parts = new LinkedHashMap<>();
         final Out spanned = parts.computeIfAbsent(SPAN, k -> new Out(16));
         spanned.fixed(rows == 0 ? 0 : span[0]);
@@ -456,16 +502,7 @@ public final class EventBlock {
         parts.computeIfAbsent(EVENTS, k -> new Out(rows)).texts(events);
         groups.forEach((name, column) -> parts.computeIfAbsent(name, k -> new Out(rows)).values(column));
         properties.forEach((key, column) -> parts.computeIfAbsent(PROPERTY + key, k -> new Out(rows)).values(column));
-        final Out block = new Out(64);
-        block.buffer.write(VERSION);
-        block.varint(rows);
-        block.varint(parts.size());
-        parts.forEach((name, part) -> {
-            block.string(name);
-            block.varint(part.buffer.size());
-        });
-        parts.values().forEach(part -> block.buffer.writeBytes(part.buffer.toByteArray()));
-        return block.buffer.toByteArray();
+        return parts;
     }
 
     /**
@@ -475,39 +512,82 @@ public final class EventBlock {
      */
     public static EventBlock decode(final byte[] bytes) {
         final ByteBuffer in = ByteBuffer.wrap(bytes);
+        final Header header = header(in);
+        final Map<String, Integer> offsets = new HashMap<>();
+        int offset = in.position();
+        for (final Map.Entry<String, Integer> section : header.lengths().entrySet()) {
+            offsets.put(section.getKey(), offset);
+            offset += section.getValue();
+        }
+        if (offset != bytes.length) {
+            throw new IllegalArgumentException("an event block whose sections do not add up to its length");
+        }
+        return new EventBlock(header.rows(), header.lengths(),
+                name -> ByteBuffer.wrap(bytes, offsets.get(name), header.lengths().get(name)).slice(), bytes.length);
+    }
+
+    /**
+     * A block stored section by section ({@link #encodeSections}): its table of sections now, each section read from
+     * {@code sections} when first asked for (by whichever thread asks; a cached block may be read long after).
+     *
+     * @param sections a section's bytes by name; null when it is not stored any more (the block was removed), which
+     *                 the read that asked for it meets as {@link Gone}
+     */
+    public static EventBlock ofSections(final byte[] header, final java.util.function.Function<String, byte[]> sections) {
+        final ByteBuffer in = ByteBuffer.wrap(header);
+        final Header table = header(in);
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException("an event block's table of sections followed by " + in.remaining() + " bytes");
+        }
+        return new EventBlock(table.rows(), table.lengths(), name -> {
+            final byte[] bytes = sections.apply(name);
+            if (bytes == null) {
+                throw new Gone("section " + name + " of an event block is no longer stored");
+            }
+            if (bytes.length != table.lengths().get(name)) {
+                throw new IllegalArgumentException("section " + name + " of an event block is " + bytes.length + " bytes, not "
+                        + table.lengths().get(name));
+            }
+            return ByteBuffer.wrap(bytes);
+        }, header.length);
+    }
+
+    /** A section of a block read section by section that was removed from its store while the block was read. */
+    public static final class Gone extends RuntimeException {
+        Gone(final String message) {
+            super(message);
+        }
+    }
+
+    private record Header(int rows, Map<String, Integer> lengths) {
+    }
+
+    /** Reads a table of sections, leaving {@code in} after it. */
+    private static Header header(final ByteBuffer in) {
         try {
             if (in.get() != VERSION) {
                 throw new IllegalArgumentException("not an event block of version " + VERSION);
             }
-            final int rows = length(in);
+            // Checked against what the table can stand for, not against its own bytes: the sections may lie elsewhere.
+            final int rows = bounded(in, MAX_ROWS);
             final int count = length(in);
             final Map<String, Integer> lengths = new LinkedHashMap<>();
             for (int s = 0; s < count; s++) {
-                lengths.put(string(in), length(in));
-            }
-            final Map<String, int[]> sections = new LinkedHashMap<>();
-            int offset = in.position();
-            for (final Map.Entry<String, Integer> section : lengths.entrySet()) {
-                sections.put(section.getKey(), new int[] {offset, section.getValue()});
-                offset += section.getValue();
-            }
-            if (offset != bytes.length) {
-                throw new IllegalArgumentException("an event block whose sections do not add up to its length");
+                lengths.put(string(in), bounded(in, Integer.MAX_VALUE));
             }
             for (final String required : List.of(SPAN, TIME, UUIDS, PERSONS, DISTINCT_IDS, EVENTS)) {
-                if (!sections.containsKey(required)) {
+                if (!lengths.containsKey(required)) {
                     throw new IllegalArgumentException("an event block without its " + required + " section");
                 }
             }
-            return new EventBlock(rows, sections, bytes);
+            return new Header(rows, Collections.unmodifiableMap(lengths));
         } catch (final BufferUnderflowException e) {
             throw new IllegalArgumentException("a truncated or corrupt event block", e);
         }
     }
 
     private ByteBuffer section(final String name) {
-        final int[] at = sections.get(name);
-        return ByteBuffer.wrap(bytes, at[0], at[1]).slice();
+        return source.apply(name);
     }
 
     private static long[] readTimes(final ByteBuffer in, final int rows) {
@@ -575,6 +655,17 @@ public final class EventBlock {
         final String text = new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
         in.position(in.position() + length);
         return text;
+    }
+
+    /** The most rows a block may have: far more than a sealed block holds, far fewer than would exhaust memory. */
+    private static final int MAX_ROWS = 1 << 24;
+
+    private static int bounded(final ByteBuffer in, final int max) {
+        final long value = varint(in);
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException("a count of " + value + " in an event block's table, more than " + max);
+        }
+        return (int) value;
     }
 
     /** A varint that is a count or a length: never more than what is left to read. */

@@ -38,10 +38,16 @@ public final class StoredBlocks {
 
     /** Every sealed block, as {@code store} (the same store's reads by key) has it. */
     public static Sealed sealedIn(final Function<Bytes, byte[]> store) {
-        return (projectId, block, entry) -> {
-            final byte[] bytes = store.apply(BlockKeys.sealedBlock(projectId, block));
-            return bytes == null ? null : EventBlock.decode(bytes);
-        };
+        return (projectId, block, entry) -> load(store, projectId, block);
+    }
+
+    /**
+     * A sealed block from its store: its table of sections now, each section when a reader first asks for it; null if
+     * the block is not stored (any more).
+     */
+    public static EventBlock load(final Function<Bytes, byte[]> store, final long projectId, final long block) {
+        final byte[] header = store.apply(BlockKeys.sealedBlock(projectId, block));
+        return header == null ? null : EventBlock.ofSections(header, name -> store.apply(BlockKeys.sealedSection(projectId, block, name)));
     }
 
     /**

@@ -49,6 +49,36 @@ class EventBlockTest {
     }
 
     @Test
+    void aBlockStoredSectionBySectionReadsOnlyTheSectionsAskedFor() {
+        final EventBlock.Builder builder = new EventBlock.Builder();
+        builder.add(row(1_700_000_000_000_000L, "p1", "u1", "$pageview", "{\"$browser\":\"Chrome\",\"n\":1}"));
+        builder.add(row(1_700_000_001_000_000L, "p2", "u2", "signup", "{\"plan\":\"pro\"}"));
+        final EventBlock built = builder.build();
+        final EventBlock.Stored stored = built.encodeSections();
+        assertThat(stored.sections()).containsOnlyKeys("span", "time", "uuid", "person", "distinct_id", "event", "p:$browser", "p:n", "p:plan");
+        final List<String> read = new java.util.ArrayList<>();
+        final EventBlock block = EventBlock.ofSections(stored.header(), name -> {
+            read.add(name);
+            return stored.sections().get(name);
+        });
+        assertThat(block.rows()).isEqualTo(2);
+        assertThat(block.property("plan").value(1).asText()).isEqualTo("pro");
+        assertThat(block.events().value(0).asText()).isEqualTo("$pageview");
+        assertThat(block.property("plan").value(0)).isNull();
+        assertThat(read).containsExactly("p:plan", "event");
+        assertThat(block.row(1)).isEqualTo(built.row(1));
+        assertThat(block.encode()).as("the same encoding, section by section or whole").isEqualTo(built.encode());
+        assertThat(EventBlock.decode(built.encode()).encodeSections().header()).isEqualTo(stored.header());
+
+        final EventBlock removed = EventBlock.ofSections(stored.header(), name -> null);
+        assertThatThrownBy(() -> removed.events()).isInstanceOf(EventBlock.Gone.class);
+        final EventBlock wrong = EventBlock.ofSections(stored.header(), name -> new byte[1]);
+        assertThatThrownBy(() -> wrong.timeMicros(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not");
+        assertThatThrownBy(() -> EventBlock.ofSections(built.encode(), name -> null)).as("a whole block is not a table of sections")
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void largeDictionariesWidenTheirCodes() {
         final EventBlock.Builder builder = new EventBlock.Builder();
         for (int i = 0; i < 70_000; i++) {

@@ -105,8 +105,7 @@ final class BlockCache {
         }
 
         private EventBlock load(final long projectId, final long block) {
-            final byte[] bytes = store.apply(BlockKeys.sealedBlock(projectId, block));
-            return bytes == null ? null : EventBlock.decode(bytes);
+            return StoredBlocks.load(store, projectId, block);
         }
 
         /** Weighs again each block this read decoded more of. */

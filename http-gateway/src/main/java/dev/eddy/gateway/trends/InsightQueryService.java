@@ -456,7 +456,12 @@ public final class InsightQueryService {
                 final Request request = Request.of(json);
                 final Q query = parsed(() -> engine.parse(request, request.earliest()));
                 // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
-                return parsed(() -> InsightQueryService.read(engine, blocks, query, request, app, partitions, control));
+                try {
+                    return parsed(() -> InsightQueryService.read(engine, blocks, query, request, app, partitions, control));
+                } catch (final dev.eddy.columns.EventBlock.Gone e) {
+                    // A block removed (every row of it moved or expired) while this read used it: read again.
+                    throw Scatter.rebalancing();
+                }
             }
 
             @Override

@@ -31,7 +31,9 @@ class BlockCacheTest {
                     Json.mapper().createObjectNode().put("$browser", r % 2 == 0 ? "Chrome" : "Safari")));
         }
         final EventBlock block = builder.build();
-        store.put(BlockKeys.sealedBlock(PROJECT, number), block.encode());
+        final EventBlock.Stored stored = block.encodeSections();
+        store.put(BlockKeys.sealedBlock(PROJECT, number), stored.header());
+        stored.sections().forEach((name, bytes) -> store.put(BlockKeys.sealedSection(PROJECT, number, name), bytes));
         return new BlockKeys.Sealed(id, block.firstMicros(), block.lastMicros());
     }
 
@@ -45,14 +47,18 @@ class BlockCacheTest {
             assertThat(first.events().value(3).asText()).isEqualTo("$pageview");
             assertThat(first.property("$browser").value(3).asText()).isEqualTo("Safari");
         }
-        assertThat(reads).containsExactly(BlockKeys.sealedBlock(PROJECT, 0));
+        assertThat(reads).as("the table of sections, then only the columns the read used").containsExactly(BlockKeys.sealedBlock(PROJECT, 0),
+                BlockKeys.sealedSection(PROJECT, 0, "event"), BlockKeys.sealedSection(PROJECT, 0, "p:$browser"));
         assertThat(cache.weight()).as("weighed again with the columns the read decoded").isEqualTo(first.memoryBytes())
-                .isGreaterThan(store.get(BlockKeys.sealedBlock(PROJECT, 0)).length);
+                .isGreaterThan(store.get(BlockKeys.sealedBlock(PROJECT, 0)).length + 2L * 100 * Integer.BYTES);
 
         try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
-            assertThat(read.block(PROJECT, 0, entry)).as("the same content: the same decoded block").isSameAs(first);
+            final EventBlock again = read.block(PROJECT, 0, entry);
+            assertThat(again).as("the same content: the same decoded block").isSameAs(first);
+            assertThat(again.property("$browser").value(4).asText()).isEqualTo("Chrome");
+            assertThat(again.timeMicros(4)).as("a column not read before is read now").isEqualTo(4 * 60_000_000L);
         }
-        assertThat(reads).hasSize(1);
+        assertThat(reads).hasSize(4).endsWith(BlockKeys.sealedSection(PROJECT, 0, "time"));
 
         // Sealed again (removed and rebuilt, say): another id is another block, read from the store.
         final BlockKeys.Sealed resealed = seal(0, 43, 500);
@@ -61,7 +67,21 @@ class BlockCacheTest {
             assertThat(again).isNotSameAs(first);
             assertThat(again.firstMicros()).isEqualTo(500 * 60_000_000L);
         }
-        assertThat(reads).hasSize(2);
+        assertThat(reads).hasSize(6);
+    }
+
+    @Test
+    void aBlockRemovedWhileCachedIsGoneForColumnsNotReadYet() {
+        final BlockCache cache = new BlockCache(64L << 20, null);
+        final BlockKeys.Sealed entry = seal(0, 42, 0);
+        final EventBlock block;
+        try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
+            block = read.block(PROJECT, 0, entry);
+            block.events();
+        }
+        store.clear();
+        assertThat(block.events().value(0).asText()).as("decoded already").isEqualTo("$pageview");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> block.timeMicros(0)).isInstanceOf(EventBlock.Gone.class);
     }
 
     @Test
@@ -69,7 +89,8 @@ class BlockCacheTest {
         final BlockCache cache = new BlockCache(64L << 20, null);
         final BlockKeys.Sealed early = seal(0, 1, 0);
         final BlockKeys.Sealed late = seal(1, 2, 1000);
-        store.remove(BlockKeys.sealedBlock(PROJECT, 1));
+        store.keySet().removeIf(key -> key.compareTo(BlockKeys.sealedBlock(PROJECT, 1)) >= 0
+                && key.compareTo(BlockKeys.sealedSectionsEnd(PROJECT, 1)) <= 0);
         try (BlockCache.Read read = cache.read(this::get, (from, to) -> to >= 900 * 60_000_000L)) {
             assertThat(read.block(PROJECT, 0, early)).as("before the range: not read").isNull();
             assertThat(read.block(PROJECT, 1, late)).as("removed since the entry was read").isNull();
@@ -83,10 +104,10 @@ class BlockCacheTest {
         final BlockKeys.Sealed entry = seal(0, 1, 0);
         for (int i = 0; i < 2; i++) {
             try (BlockCache.Read read = BlockCache.NONE.read(this::get, (from, to) -> true)) {
-                assertThat(read.block(PROJECT, 0, entry).rows()).isEqualTo(100);
+                assertThat(read.block(PROJECT, 0, entry).events().value(0).asText()).isEqualTo("$pageview");
             }
         }
-        assertThat(reads).hasSize(2);
+        assertThat(reads).hasSize(4);
     }
 
     @Test

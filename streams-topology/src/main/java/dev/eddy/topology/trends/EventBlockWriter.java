@@ -158,7 +158,7 @@ final class EventBlockWriter {
         if (deleted.cardinality() == BlockKeys.ROWS) {
             // Every row was added, so the block is sealed: it goes whole.
             blocks.delete(BlockKeys.sealed(projectId, block));
-            blocks.delete(BlockKeys.sealedBlock(projectId, block));
+            deleteSealed(projectId, block);
             blocks.delete(key);
         } else {
             blocks.put(key, BlockKeys.deletedValue(deleted));
@@ -206,9 +206,20 @@ final class EventBlockWriter {
             return;
         }
         final EventBlock sealed = builder.build();
-        blocks.put(BlockKeys.sealedBlock(projectId, block), sealed.encode());
+        final EventBlock.Stored stored = sealed.encodeSections();
+        blocks.put(BlockKeys.sealedBlock(projectId, block), stored.header());
+        stored.sections().forEach((name, bytes) -> blocks.put(BlockKeys.sealedSection(projectId, block, name), bytes));
         blocks.put(BlockKeys.sealed(projectId, block), new BlockKeys.Sealed(ThreadLocalRandom.current().nextLong(), sealed.firstMicros(),
                 sealed.lastMicros()).encode());
+    }
+
+    /** Removes a sealed block's table of sections and its sections. */
+    private void deleteSealed(final long projectId, final long block) {
+        final List<Bytes> keys = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.sealedBlock(projectId, block), BlockKeys.sealedSectionsEnd(projectId, block))) {
+            it.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        keys.forEach(blocks::delete);
     }
 
     /** Adds the block's tail rows, which must run from row {@code first} on, to {@code builder}; their keys. */

@@ -70,6 +70,10 @@ class EventBlocksTopologyTest extends TopologyTest {
         assertThat(kinds().get(BlockKeys.Kind.SEALED)).as("blocks whose every row expired are removed").isNull();
         assertThat(sealedBlock(0)).as("with their sealed block").isNull();
         assertThat(sealedBlock(1)).isNull();
+        try (KeyValueIterator<Bytes, byte[]> left = t.driver().<Bytes, byte[]>getKeyValueStore(StoreNames.EVENT_BLOCKS)
+                .range(BlockKeys.sealedBlock(TopologyFixture.PROJECT, 0), BlockKeys.sealedSectionsEnd(TopologyFixture.PROJECT, 1))) {
+            assertThat(left.hasNext()).as("and every section of it").isFalse();
+        }
 
         t.driver().advanceWallClockTime(Duration.ofDays(2));
         assertBlocksEqualTimelines(0);
