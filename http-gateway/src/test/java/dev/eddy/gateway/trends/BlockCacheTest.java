@@ -37,16 +37,24 @@ class BlockCacheTest {
         return new BlockKeys.Sealed(id, block.firstMicros(), block.lastMicros());
     }
 
+    /** Block {@code number} as one read of {@code cache} finds it, used by {@code use} within the read. */
+    private EventBlock readOnce(final BlockCache cache, final long number, final BlockKeys.Sealed entry,
+                                final java.util.function.Consumer<EventBlock> use) {
+        try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
+            final EventBlock block = read.block(PROJECT, number, entry);
+            use.accept(block);
+            return block;
+        }
+    }
+
     @Test
     void aSealedBlockIsReadFromTheStoreOnceAndThenKeptDecoded() {
         final BlockCache cache = new BlockCache(64L << 20, null);
         final BlockKeys.Sealed entry = seal(0, 42, 0);
-        final EventBlock first;
-        try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
-            first = read.block(PROJECT, 0, entry);
-            assertThat(first.events().value(3).asText()).isEqualTo("$pageview");
-            assertThat(first.property("$browser").value(3).asText()).isEqualTo("Safari");
-        }
+        final EventBlock first = readOnce(cache, 0, entry, block -> {
+            assertThat(block.events().value(3).asText()).isEqualTo("$pageview");
+            assertThat(block.property("$browser").value(3).asText()).isEqualTo("Safari");
+        });
         assertThat(reads).as("the table of sections, then only the columns the read used").containsExactly(BlockKeys.sealedBlock(PROJECT, 0),
                 BlockKeys.sealedSection(PROJECT, 0, "event"), BlockKeys.sealedSection(PROJECT, 0, "p:$browser"));
         assertThat(cache.weight()).as("weighed again with the columns the read decoded").isEqualTo(first.memoryBytes())
@@ -74,11 +82,7 @@ class BlockCacheTest {
     void aBlockRemovedWhileCachedIsGoneForColumnsNotReadYet() {
         final BlockCache cache = new BlockCache(64L << 20, null);
         final BlockKeys.Sealed entry = seal(0, 42, 0);
-        final EventBlock block;
-        try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
-            block = read.block(PROJECT, 0, entry);
-            block.events();
-        }
+        final EventBlock block = readOnce(cache, 0, entry, EventBlock::events);
         store.clear();
         assertThat(block.events().value(0).asText()).as("decoded already").isEqualTo("$pageview");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> block.timeMicros(0)).isInstanceOf(EventBlock.Gone.class);
