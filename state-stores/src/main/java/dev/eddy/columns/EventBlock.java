@@ -244,8 +244,12 @@ public final class EventBlock {
         if (column != null) {
             return column;
         }
-        if (source == null || !sections.containsKey(section)) {
+        if (source == null) {
+            // A block built in memory keeps only the columns it was built with (they are what it encodes).
             return Column.absent(rows);
+        }
+        if (!sections.containsKey(section)) {
+            return decodedColumns.computeIfAbsent(key, k -> decoded(Column.absent(rows), (long) rows * Integer.BYTES));
         }
         final Column read = readProperty(section(section), rows);
         return decodedColumns.computeIfAbsent(key, k -> decoded(read, size(read, rows)));

@@ -3,6 +3,7 @@ package dev.eddy.gateway.trends;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.gateway.http.ApiError;
@@ -458,7 +459,7 @@ public final class InsightQueryService {
                 // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
                 try {
                     return parsed(() -> InsightQueryService.read(engine, blocks, query, request, app, partitions, control));
-                } catch (final dev.eddy.columns.EventBlock.Gone e) {
+                } catch (final EventBlock.Gone e) {
                     // A block removed (every row of it moved or expired) while this read used it: read again.
                     throw Scatter.rebalancing();
                 }
