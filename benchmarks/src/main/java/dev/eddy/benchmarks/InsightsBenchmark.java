@@ -1,5 +1,6 @@
 package dev.eddy.benchmarks;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.serde.Json;
 import io.vertx.core.Vertx;
 import java.net.URI;
@@ -92,6 +93,9 @@ public final class InsightsBenchmark {
                     matched &= timing.mismatches() == 0;
                     rows.add(timing.row(q));
                 }
+                final Timing tiles = timeTiles(queries.subList(2, queries.size()));
+                matched &= tiles.mismatches() == 0;
+                rows.add(tiles.row("dashboard: the 2 above as tiles", null));
                 System.out.printf(Locale.ROOT, "%nlatency over %d runs each after %d warm-ups, Eddy and DuckDB alternating; ratio = Eddy p50 / DuckDB p50:%n", repeats, warmups);
                 System.out.printf(Locale.ROOT, "%-30s %10s %10s %10s %10s %8s %8s%n", "query", "Eddy p50", "Eddy p90", "DuckDB p50",
                         "DuckDB p90", "ratio", "target");
@@ -135,9 +139,13 @@ public final class InsightsBenchmark {
      */
     private record Timing(double[] eddy, double[] duck, int mismatches) {
         String row(final InsightQuery q) {
+            return row(q.name(), q.target());
+        }
+
+        String row(final String name, final Double goal) {
             final double ratio = percentile(eddy, 50) / percentile(duck, 50);
-            final String target = q.target() == null ? "" : String.format(Locale.ROOT, "≤ %.1f %s", q.target(), ratio <= q.target() ? "PASS" : "MISS");
-            return String.format(Locale.ROOT, "%-30s %7.1f ms %7.1f ms %7.1f ms %7.1f ms %8.2f  %s%s", q.name(), percentile(eddy, 50),
+            final String target = goal == null ? "" : String.format(Locale.ROOT, "≤ %.1f %s", goal, ratio <= goal ? "PASS" : "MISS");
+            return String.format(Locale.ROOT, "%-30s %7.1f ms %7.1f ms %7.1f ms %7.1f ms %8.2f  %s%s", name, percentile(eddy, 50),
                     percentile(eddy, 90), percentile(duck, 50), percentile(duck, 90), ratio, target,
                     mismatches == 0 ? "" : "  (" + mismatches + " runs MISMATCHED)");
         }
@@ -150,18 +158,36 @@ public final class InsightsBenchmark {
 
     /** Warm-ups, then {@code --repeats} runs on each engine in turn; every answer is checked after its clock stops. */
     private Timing time(final InsightQuery q) throws Exception {
+        final String expected = q.expected();
+        return timed(run -> eddy.post(q.url(), q.bodyForRun(run)), () -> q.duck().run(),
+                (body, answer) -> q.eddyAnswer(body).equals(expected) && InsightQuery.duckAnswer(answer).equals(expected));
+    }
+
+    /** One timed request to Eddy ({@code run} counts from minus the warm-ups): its answer's body. */
+    @FunctionalInterface
+    private interface EddyRun {
+        String ask(int run) throws Exception;
+    }
+
+    /** Whether both engines answered what they must. */
+    @FunctionalInterface
+    private interface Check {
+        boolean test(String eddyBody, Object duckAnswer) throws Exception;
+    }
+
+    /** Warm-ups, then {@code --repeats} runs of each engine in turn; every pair of answers checked after the clocks stop. */
+    private Timing timed(final EddyRun eddyRun, final InsightQuery.DuckQuery duckRun, final Check check) throws Exception {
         final double[] eddyMillis = new double[repeats];
         final double[] duck = new double[repeats];
-        final String expected = q.expected();
         int mismatches = 0;
         for (int run = -warmups; run < repeats; run++) {
             long t0 = System.nanoTime();
-            final String body = eddy.post(q.url(), q.body());
+            final String body = eddyRun.ask(run);
             final double eddyMs = (System.nanoTime() - t0) / 1e6;
             t0 = System.nanoTime();
-            final Object answer = q.duck().run();
+            final Object answer = duckRun.run();
             final double duckMs = (System.nanoTime() - t0) / 1e6;
-            if (!q.eddyAnswer(body).equals(expected) || !InsightQuery.duckAnswer(answer).equals(expected)) {
+            if (!check.test(body, answer)) {
                 mismatches++;
             }
             if (run >= 0) {
@@ -172,6 +198,50 @@ public final class InsightsBenchmark {
         Arrays.sort(eddyMillis);
         Arrays.sort(duck);
         return new Timing(eddyMillis, duck, mismatches);
+    }
+
+    /**
+     * A dashboard with {@code queries} as its tiles (saved insights), recalculated as a refresh does
+     * ({@code refresh=force_blocking}, every tile calculated now), against DuckDB answering the same queries one after
+     * the other: what a dashboard costs to refresh once its tiles were asked before. Every tile's answer is checked.
+     */
+    private Timing timeTiles(final List<InsightQuery> queries) throws Exception {
+        final long dashboard = Json.mapper().readTree(eddy.post("/api/projects/1/dashboards/", "{\"name\":\"bench tiles\"}")).path("id").asLong();
+        final List<Long> insights = new ArrayList<>();
+        final List<String> expected = new ArrayList<>();
+        for (final InsightQuery q : queries) {
+            final String filters = q.body().replaceFirst("^\\{", "{\"insight\":\"" + ("funnel".equals(q.path()) ? "FUNNELS" : "TRENDS") + "\",");
+            insights.add(Json.mapper().readTree(eddy.post("/api/projects/1/insights/", "{\"name\":\"" + q.name() + "\",\"dashboards\":["
+                    + dashboard + "],\"filters\":" + filters + "}")).path("id").asLong());
+            expected.add(q.expected());
+        }
+        final String url = "/api/projects/1/dashboards/" + dashboard + "/?refresh=force_blocking";
+        return timed(run -> eddy.request(io.vertx.core.http.HttpMethod.GET, url, null), () -> {
+            final List<String> answers = new ArrayList<>();
+            for (final InsightQuery q : queries) {
+                answers.add(InsightQuery.duckAnswer(q.duck().run()));
+            }
+            return answers;
+        }, (body, answers) -> {
+            final JsonNode tiles = Json.mapper().readTree(body);
+            for (int i = 0; i < queries.size(); i++) {
+                if (!queries.get(i).eddyAnswer(tileOf(tiles, insights.get(i)).toString()).equals(expected.get(i))
+                        || !((List<?>) answers).get(i).equals(expected.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /** The saved insight {@code insight} as a dashboard's tile shows it. */
+    private static JsonNode tileOf(final JsonNode dashboard, final long insight) {
+        for (final JsonNode tile : dashboard.path("tiles")) {
+            if (tile.path("insight").path("id").asLong() == insight) {
+                return tile.path("insight");
+            }
+        }
+        throw new IllegalStateException("the dashboard has no tile of insight " + insight);
     }
 
     /**

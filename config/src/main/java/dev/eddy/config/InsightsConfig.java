@@ -15,8 +15,10 @@ import java.util.Map;
  * @param async        background calculations ({@code refresh=async} and its kin)
  * @param blockCache   bytes of heap this instance's sealed event blocks may take kept decoded between queries; 0 keeps
  *                     none
+ * @param answerCache  bytes of heap sealed blocks' answers to trends may take kept between queries of the same shape
+ *                     (dashboard tiles asked again); 0 keeps none
  */
-public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, long blockCache) {
+public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, long blockCache, long answerCache) {
 
     /** The interval names the staleness thresholds are given for (PostHog's, {@code minute} included). */
     public static final List<String> INTERVALS = List.of("minute", "hour", "day", "week", "month");
@@ -24,6 +26,7 @@ public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, lo
     public InsightsConfig {
         Validation.require(!queryTimeout.isNegative() && !queryTimeout.isZero(), "insights.query-timeout must be positive");
         Validation.require(blockCache >= 0, "insights.block-cache must not be negative");
+        Validation.require(answerCache >= 0, "insights.answer-cache must not be negative");
     }
 
     /**
@@ -80,7 +83,8 @@ public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, lo
                 new Cache(perInterval(cache.getConfig("stale-after")), perInterval(cache.getConfig("lazy-stale-after")),
                         cache.getDuration("client-refresh-short"), cache.getDuration("client-refresh"), cache.getLong("max-entries"),
                         cache.getDuration("expire-after")),
-                new Async(async.getInt("max-running"), async.getDuration("status-retention")), c.getBytes("block-cache"));
+                new Async(async.getInt("max-running"), async.getDuration("status-retention")), c.getBytes("block-cache"),
+                c.getBytes("answer-cache"));
     }
 
     private static Map<String, Duration> perInterval(final Config c) {

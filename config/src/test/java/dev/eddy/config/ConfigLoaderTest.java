@@ -67,10 +67,12 @@ class ConfigLoaderTest {
         assertThat(defaults.cache().lazyStaleAfter()).containsEntry("day", Duration.ofHours(2));
         assertThat(defaults.async().maxRunning()).isEqualTo(16);
         assertThat(defaults.blockCache()).isEqualTo(256L << 20);
+        assertThat(defaults.answerCache()).isEqualTo(128L << 20);
 
         final InsightsConfig c = ConfigLoader.load(Map.of("EDDY_INSIGHTS_CACHE_STALE_AFTER_DAY", "2s",
-                "EDDY_INSIGHTS_ASYNC_STATUS_RETENTION", "1m", "EDDY_INSIGHTS_BLOCK_CACHE", "0"), Optional.empty()).insights();
+                "EDDY_INSIGHTS_ASYNC_STATUS_RETENTION", "1m", "EDDY_INSIGHTS_BLOCK_CACHE", "0", "EDDY_INSIGHTS_ANSWER_CACHE", "1MiB"), Optional.empty()).insights();
         assertThat(c.blockCache()).isZero();
+        assertThat(c.answerCache()).isEqualTo(1L << 20);
         assertThat(c.cache().staleAfter()).containsEntry("day", Duration.ofSeconds(2)).containsEntry("hour", Duration.ofMinutes(10));
         assertThat(c.async().statusRetention()).isEqualTo(Duration.ofMinutes(1));
         assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_INSIGHTS_CACHE_STALE_AFTER_WEEK", "0s"), Optional.empty()))

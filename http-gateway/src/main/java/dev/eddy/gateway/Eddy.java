@@ -234,7 +234,8 @@ public final class Eddy implements AutoCloseable {
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
-        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), config.insights().blockCache(), registry);
+        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), config.insights().blockCache(),
+                config.insights().answerCache(), registry);
         final ProjectChanges changes = ProjectChanges.register(scatter);
         final PersonsService persons = new PersonsService(scatter, reads);
         final EventCountService eventCounts = new EventCountService(scatter);

@@ -558,7 +558,7 @@ public final class EventBlock {
 
     /** A section of a block read section by section that was removed from its store while the block was read. */
     public static final class Gone extends RuntimeException {
-        Gone(final String message) {
+        public Gone(final String message) {
             super(message);
         }
     }

@@ -24,6 +24,19 @@ public final class StoredBlocks {
          * @param deleted the rows of {@code block} that are not stored any more (skip them); empty for a tail
          */
         void block(EventBlock block, BitSet deleted);
+
+        /**
+         * A sealed block: {@link #block} with what {@code source} answers for it, unless a visitor knows its
+         * contribution already (a sealed block never changes: the entry's id and the deleted rows name its content).
+         *
+         * @param deleted the block's rows that are not stored any more; not changed after this call
+         */
+        default void sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted, final Sealed source) {
+            final EventBlock found = source.block(projectId, block, entry);
+            if (found != null) {
+                block(found, deleted);
+            }
+        }
     }
 
     /** Finds the sealed blocks a read visits. */
@@ -60,21 +73,25 @@ public final class StoredBlocks {
     public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Function<Bytes, byte[]> timelines,
                             final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
         long current = Long.MIN_VALUE;
-        EventBlock block = null;
+        long project = 0;
+        BlockKeys.Sealed block = null;
         BitSet deleted = new BitSet();
         EventBlock.Builder tail = null;
         while (entries.hasNext()) {
             final KeyValue<Bytes, byte[]> entry = entries.next();
             final long number = BlockKeys.block(entry.key);
             if (number != current) {
-                flush(block, deleted, tail, visitor);
+                flush(project, current, block, deleted, sealed, tail, visitor);
                 current = number;
                 block = null;
                 deleted = new BitSet();
                 tail = null;
             }
             switch (BlockKeys.kind(entry.key)) {
-                case SEALED -> block = sealed.block(BlockKeys.project(entry.key), number, BlockKeys.Sealed.decode(entry.value));
+                case SEALED -> {
+                    project = BlockKeys.project(entry.key);
+                    block = BlockKeys.Sealed.decode(entry.value);
+                }
                 case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
                 case PART -> {
                     final int first = BlockKeys.part(entry.key) * BlockKeys.PART_ROWS;
@@ -94,12 +111,13 @@ public final class StoredBlocks {
                 }
             }
         }
-        flush(block, deleted, tail, visitor);
+        flush(project, current, block, deleted, sealed, tail, visitor);
     }
 
-    private static void flush(final EventBlock sealed, final BitSet deleted, final EventBlock.Builder tail, final Visitor visitor) {
-        if (sealed != null) {
-            visitor.block(sealed, deleted);
+    private static void flush(final long project, final long number, final BlockKeys.Sealed entry, final BitSet deleted, final Sealed sealed,
+                              final EventBlock.Builder tail, final Visitor visitor) {
+        if (entry != null) {
+            visitor.sealed(project, number, entry, deleted, sealed);
         }
         if (tail != null && tail.size() > 0) {
             visitor.block(tail.build(), new BitSet());

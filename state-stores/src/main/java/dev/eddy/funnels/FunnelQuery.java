@@ -317,6 +317,46 @@ public final class FunnelQuery {
     }
 
     /**
+     * What decides a person's {@link FunnelProgress.Contribution contribution} besides the person's own rows, when
+     * nothing else does: steps, exclusions, order, window, range, filters and breakdown. Empty when the contribution
+     * also depends on persons' or groups' properties (which change after the event), on the moment of the query (a
+     * relative date filter), or the funnel counts groups (whose events come from many persons): then nothing of it
+     * may be kept for another query ({@link FunnelProgress}).
+     */
+    public Optional<String> progressShape() {
+        if (aggregationGroup.isPresent() || !global.fixedByEvent() || breakdown.isPresent() && !"event".equals(breakdown.get().type())) {
+            return Optional.empty();
+        }
+        final StringBuilder shape = new StringBuilder("order=").append(orderType).append(";window=").append(windowMicros)
+                .append(";range=").append(range).append(";global=").append(global).append(";trends=").append(trends.map(String::valueOf).orElse(""));
+        breakdown.ifPresent(b -> {
+            final com.fasterxml.jackson.databind.node.ArrayNode properties = NODES.arrayNode();
+            b.properties().forEach(properties::add);
+            shape.append(";breakdown=").append(properties).append(',').append(b.array()).append(',').append(b.attribution()).append(',')
+                    .append(b.attributionStep()).append(',').append(b.normalizeUrl());
+        });
+        for (final Step step : steps) {
+            if (!step.properties().fixedByEvent()) {
+                return Optional.empty();
+            }
+            shape.append(";step=").append(step.order()).append(',').append(quoted(step.event())).append(',').append(step.properties());
+        }
+        for (final Exclusion x : exclusions) {
+            if (!x.properties().fixedByEvent()) {
+                return Optional.empty();
+            }
+            shape.append(";exclusion=").append(quoted(x.event())).append(',').append(x.fromStep()).append(',').append(x.toStep()).append(',')
+                    .append(x.properties());
+        }
+        return Optional.of(shape.toString());
+    }
+
+    /** A name as a JSON string (null when absent), so that no name reads like another or like what follows it. */
+    private static String quoted(final Optional<String> name) {
+        return name.map(n -> NODES.textNode(n).toString()).orElse("null");
+    }
+
+    /**
      * A partial another instance {@link Partial#encode() encoded} for this query.
      *
      * @throws IllegalArgumentException on bytes that are not such a partial
@@ -438,6 +478,10 @@ public final class FunnelQuery {
         private final long last = lastMicros();
         private final int share;
         private final int shares;
+        /** When set, the only actors whose rows are taken (shares aside). */
+        private java.util.Set<?> only;
+        /** The actors the last {@link #add} took rows of, in the order met. */
+        private final List<Object> lastBlockActors = new ArrayList<>();
 
         private BlockRowsCollector(final PropertyLookup properties, final Instant now, final int share, final int shares) {
             this.properties = properties;
@@ -446,8 +490,24 @@ public final class FunnelQuery {
             this.shares = shares;
         }
 
+        /** Takes the rows of these actors only (persons' uuids, groups' keys) from the next {@link #add} on; null for all. */
+        void only(final java.util.Set<?> actorKeys) {
+            this.only = actorKeys;
+        }
+
+        /** The actors (persons' uuids, groups' keys) the last {@link #add} took at least one row of. */
+        List<Object> lastBlockActors() {
+            return lastBlockActors;
+        }
+
+        /** The actors taken so far, in the order met. */
+        List<Object> actors() {
+            return actorKeys;
+        }
+
         /** Adds the rows of {@code block} but the {@code deleted} ones. */
         public void add(final EventBlock block, final BitSet deleted) {
+            lastBlockActors.clear();
             if (block.rows() == 0 || block.lastMicros() < first || block.firstMicros() > last) {
                 return;
             }
@@ -506,7 +566,8 @@ public final class FunnelQuery {
                 }
                 final int actorCode = actors.code(r);
                 if (actorOf[actorCode] == NOT_YET) {
-                    actorOf[actorCode] = Math.floorMod(actorKey(group, block, actorCode).hashCode(), shares) == share ? MINE : OTHER_SHARE;
+                    final Object key = actorKey(group, block, actorCode);
+                    actorOf[actorCode] = (only == null || only.contains(key)) && Math.floorMod(key.hashCode(), shares) == share ? MINE : OTHER_SHARE;
                 }
                 if (actorOf[actorCode] == OTHER_SHARE) {
                     continue;
@@ -533,7 +594,9 @@ public final class FunnelQuery {
                 final FunnelEvent event = new FunnelEvent(t, uuid.toString(), intern(matched), intern(gaps),
                         breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 if (actorOf[actorCode] == MINE) {
-                    actorOf[actorCode] = actor(actorKey(group, block, actorCode));
+                    final Object key = actorKey(group, block, actorCode);
+                    actorOf[actorCode] = actor(key);
+                    lastBlockActors.add(key);
                 }
                 add(actorOf[actorCode], t, uuid, event);
             }
@@ -579,6 +642,17 @@ public final class FunnelQuery {
 
         /** Evaluates every person collected (and keeps groups' events) into {@code partial}. */
         public void finish(final Partial partial) {
+            finishEach((actor, actorEvents) -> {
+                if (actor instanceof String group) {
+                    partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).addAll(actorEvents);
+                } else {
+                    evaluate(actorEvents, partial);
+                }
+            });
+        }
+
+        /** Hands each actor collected (a person's uuid, a group's key) its rows' funnel events, in timeline order. */
+        void finishEach(final java.util.function.BiConsumer<Object, List<FunnelEvent>> each) {
             final int n = events.size();
             // Rows grouped by actor (a counting sort), then each actor's in timeline order: time, then the uuid's
             // bytes (unsigned), as the timeline's keys sort.
@@ -610,11 +684,7 @@ public final class FunnelQuery {
                 for (int i = start[a]; i < start[a + 1]; i++) {
                     actorEvents.add(events.get(order[i]));
                 }
-                if (actorKeys.get(a) instanceof String group) {
-                    partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).addAll(actorEvents);
-                } else {
-                    evaluate(actorEvents, partial);
-                }
+                each.accept(actorKeys.get(a), actorEvents);
             }
             events.clear();
         }
@@ -684,6 +754,18 @@ public final class FunnelQuery {
     private long lastMicros() {
         final Instant to = range.to().toInstant();
         return Math.floorDiv(to.getEpochSecond() * 1_000_000_000L + to.getNano(), 1000L);
+    }
+
+    /** What one person (its events in timeline order) adds to a partial, alone; null when nothing. */
+    FunnelProgress.Contribution contribution(final List<FunnelEvent> events) {
+        final Partial own = new Partial();
+        evaluate(events, own);
+        return FunnelProgress.Contribution.of(own);
+    }
+
+    /** The length of a funnel trend's period counts (two cells per bucket). */
+    int periodCells() {
+        return trends.isPresent() ? 2 * range.buckets().size() : 0;
     }
 
     /** Evaluates one actor (its events in time order) under each breakdown value it has, into {@code into}. */

@@ -43,6 +43,12 @@ public final class PeriodFunnel {
         this.toStep = toStep;
     }
 
+    /** Everything that decides an actor's periods, written out. */
+    @Override
+    public String toString() {
+        return "PeriodFunnel[steps " + steps + ", window " + windowMicros + ", " + order + ", from " + fromStep + " to " + toStep + "]";
+    }
+
     private enum Taint { NOT, PARTIAL, FULL }
 
     /** One entrance period's entry: per step reached, the entry's start and whether an exclusion hit it. */

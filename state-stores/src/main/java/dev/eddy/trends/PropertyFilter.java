@@ -115,9 +115,28 @@ public final class PropertyFilter {
         return keys;
     }
 
+    /** The conditions, written out: equal texts for equal filters. */
+    @Override
+    public String toString() {
+        return root.toString();
+    }
+
     /** Whether the filter reads a person's or a group's properties (which are not among the event's). */
     public boolean readsPersonsOrGroups() {
         return root.keys(new java.util.HashSet<>());
+    }
+
+    /**
+     * Whether what the filter answers for an event depends on the event alone: no person or group property (those
+     * change after the event), no date compared with the moment of the query ({@code is_date_before: -7d}).
+     */
+    public boolean fixedByEvent() {
+        return !readsPersonsOrGroups() && !readsTheClock(root);
+    }
+
+    private static boolean readsTheClock(final Node node) {
+        return node instanceof Group group ? group.children().stream().anyMatch(PropertyFilter::readsTheClock)
+                : ((Leaf) node).operator().startsWith("is_date_");
     }
 
     private record Group(boolean all, List<Node> children) implements Node {
@@ -142,6 +161,11 @@ public final class PropertyFilter {
             }
             return others;
         }
+
+        @Override
+        public String toString() {
+            return (all ? "AND" : "OR") + children;
+        }
     }
 
     private record Leaf(String type, String key, String operator, JsonNode value, int groupTypeIndex) implements Node {
@@ -162,6 +186,14 @@ public final class PropertyFilter {
                 return false;
             }
             return true;
+        }
+
+        /** As JSON, so that no key or value can make two different conditions read alike. */
+        @Override
+        public String toString() {
+            final com.fasterxml.jackson.databind.node.ObjectNode json = JsonNodeFactory.instance.objectNode();
+            json.put("type", type).put("key", key).put("operator", operator).put("group_type_index", groupTypeIndex).set("value", value);
+            return json.toString();
         }
     }
 

@@ -76,9 +76,31 @@ public final class SeriesPartial {
      * @param range the buckets
      */
     public SeriesPartial(final TrendMath math, final DateRange range) {
+        this(math, range, range.buckets());
+    }
+
+    /** @param buckets the range's {@link DateRange#buckets()}, shared by the partials of one query */
+    SeriesPartial(final TrendMath math, final DateRange range, final List<ZonedDateTime> buckets) {
         this.math = math.forInterval(range.interval());
         this.range = range;
-        this.buckets = range.buckets();
+        this.buckets = buckets;
+    }
+
+    /**
+     * About what this partial's cells take on the heap: references, counts, property values and actors (a uuid's
+     * text with its set entry); the buckets are the query's, shared.
+     */
+    long memoryBytes() {
+        long bytes = 96 + (bucketStarts == null ? 0 : 8L * bucketStarts.length) + 64L * hourBuckets.size();
+        for (final Cell[] row : cells.values()) {
+            bytes += 96 + 8L * row.length;
+            for (final Cell cell : row) {
+                if (cell != null) {
+                    bytes += 72 + 8L * cell.values.length + (cell.actors == null ? 0 : 48 + 120L * cell.actors.size());
+                }
+            }
+        }
+        return bytes;
     }
 
     public TrendMath math() {

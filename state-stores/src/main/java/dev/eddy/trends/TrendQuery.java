@@ -61,6 +61,8 @@ public final class TrendQuery {
     private final Optional<DateRange> previous;
     /** The current period, then the previous one with {@code compare}. */
     private final List<DateRange> ranges;
+    /** Each period's buckets, worked out once: every partial of the query shares them. */
+    private final List<List<java.time.ZonedDateTime>> buckets;
     /** Per period, the first and last microsecond an event can count in (weekly and monthly actives look back). */
     private final long[][] windows;
     private final PropertyFilter global;
@@ -75,6 +77,7 @@ public final class TrendQuery {
         this.range = range;
         this.previous = previous;
         this.ranges = previous.map(p -> List.of(range, p)).orElse(List.of(range));
+        this.buckets = ranges.stream().map(DateRange::buckets).toList();
         final int lookBack = series.stream().mapToInt(s -> s.math().forInterval(range.interval()).activeDays()).max().orElse(1);
         this.windows = ranges.stream().map(r -> new long[] {TimelineEvent.micros(r.from().minusDays(lookBack - 1L).toInstant()),
                 TimelineEvent.micros(r.to().toInstant())}).toArray(long[][]::new);
@@ -184,6 +187,15 @@ public final class TrendQuery {
             return this;
         }
 
+        /** About what this partial takes on the heap (its cells, values and actors), for a cache to weigh it by. */
+        public long memoryBytes() {
+            long bytes = 64;
+            for (final SeriesPartial s : series) {
+                bytes += s.memoryBytes();
+            }
+            return bytes;
+        }
+
         /** This partial as bytes for another instance of the same query to {@link TrendQuery#decode}. */
         public byte[] encode() {
             return dev.eddy.serde.Binary.write(PARTIAL_VERSION, out -> {
@@ -218,12 +230,46 @@ public final class TrendQuery {
     /** An empty partial, to add events to. */
     public Partial partial() {
         final List<SeriesPartial> partials = new ArrayList<>();
-        for (final DateRange r : ranges) {
+        for (int r = 0; r < ranges.size(); r++) {
             for (final Series s : series) {
-                partials.add(new SeriesPartial(s.math(), r));
+                partials.add(new SeriesPartial(s.math(), ranges.get(r), buckets.get(r)));
             }
         }
         return new Partial(partials);
+    }
+
+    /**
+     * What decides a block's {@link #add(Partial, EventBlock, BitSet, PropertyLookup, Instant) contribution} besides
+     * the block's rows and which of them are deleted, when nothing else does: the series (event, math, its property
+     * and group type, filters), the global filters, the breakdown and each period's buckets. Empty when the
+     * contribution also depends on persons' or groups' properties (which change after the event) or on the moment
+     * of the query (a relative date filter): then nothing of a block's answer may be kept for another query.
+     *
+     * <p>Two queries with the same shape add the same partial for the same block: a sealed block's partial can be
+     * kept and merged again instead of reading the block (Druid's per-segment result cache).
+     */
+    public Optional<String> blockShape() {
+        if (!global.fixedByEvent() || breakdown.isPresent() && !"event".equals(breakdown.get().type())) {
+            return Optional.empty();
+        }
+        final StringBuilder shape = new StringBuilder("global=").append(global).append(";breakdown=")
+                .append(quoted(breakdown.map(Breakdown::property)));
+        for (final Series s : series) {
+            if (!s.properties().fixedByEvent()) {
+                return Optional.empty();
+            }
+            shape.append(";series=").append(s.order()).append(',').append(quoted(s.event())).append(',').append(s.math()).append(',')
+                    .append(quoted(s.mathProperty())).append(',').append(s.mathGroupTypeIndex().orElse(-1)).append(',').append(s.properties());
+        }
+        for (final DateRange r : ranges) {
+            shape.append(";range=").append(r);
+        }
+        return Optional.of(shape.toString());
+    }
+
+    /** A name as a JSON string (null when absent): no name reads like another, or like what follows it. */
+    private static String quoted(final Optional<String> name) {
+        return name.map(n -> NODES.textNode(n).toString()).orElse("null");
     }
 
     /**

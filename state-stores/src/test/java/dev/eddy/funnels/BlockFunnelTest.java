@@ -35,9 +35,10 @@ import org.junit.jupiter.api.Test;
 class BlockFunnelTest {
     private static final Instant NOW = Instant.parse("2020-01-30T12:34:56.789Z");
     private static final String[] EVENTS = {"$pageview", "signup", "buy", "other"};
-    private static final String STEPS = "\"events\":[{\"id\":\"$pageview\",\"order\":0},{\"id\":\"signup\",\"order\":1},{\"id\":\"buy\",\"order\":2}]";
+    static final String STEPS = "\"events\":[{\"id\":\"$pageview\",\"order\":0},{\"id\":\"signup\",\"order\":1},{\"id\":\"buy\",\"order\":2}]";
 
-    private static final List<String> QUERIES = List.of(
+    /** Funnels of every kind Eddy answers (shared with {@link FunnelProgressTest}). */
+    static final List<String> QUERIES = List.of(
             "{" + STEPS + ",\"date_from\":\"-30d\"}",
             "{" + STEPS + ",\"date_from\":\"-14d\",\"funnel_order_type\":\"strict\"}",
             "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_order_type\":\"unordered\",\"funnel_window_days\":3}",

@@ -141,6 +141,41 @@ class TrendQueryTest {
         return TrendQuery.parse(read(json), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
     }
 
+    /**
+     * A block's answer may be kept for another query exactly when both have the same shape: what the event alone
+     * decides. Person, group and relative-date filters and breakdowns other than the event's decide it too.
+     */
+    @Test
+    void aBlockAnswerIsKeptOnlyForQueriesOfTheSameShapeDecidedByTheEventAlone() {
+        final String filtered = "{\"events\":[{\"id\":\"$pageview\"}],\"properties\":[{\"key\":\"$browser\",\"value\":\"Safari\","
+                + "\"operator\":\"is_not\"}],\"breakdown\":\"$current_url\",\"date_from\":\"-7d\"}";
+        final Optional<String> shape = parse(filtered).blockShape();
+        assertThat(shape).isPresent();
+        assertThat(parse(filtered.replace("{\"events\"", "{\"name\":\"renamed\",\"events\"")).blockShape()).as("a name adds nothing")
+                .isEqualTo(shape);
+        for (final String other : List.of(filtered.replace("Safari", "Chrome"), filtered.replace("is_not", "exact"),
+                filtered.replace("$current_url", "$browser"), filtered.replace("-7d", "-8d"), filtered.replace("$pageview", "signup"),
+                filtered.replace("\"id\":\"$pageview\"", "\"id\":\"$pageview\",\"math\":\"dau\""),
+                filtered.replace("\"date_from\"", "\"interval\":\"hour\",\"date_from\""),
+                filtered.replace("\"date_from\"", "\"compare\":true,\"date_from\""),
+                filtered.replace("\"properties\":[", "\"properties\":[{\"key\":\"x\",\"operator\":\"is_set\"},"))) {
+            assertThat(parse(other).blockShape()).as(other).isPresent().isNotEqualTo(shape);
+        }
+        // A key that reads like the rest of a filter is still another filter.
+        assertThat(parse("{\"events\":[{\"id\":\"a\"}],\"properties\":[{\"key\":\"k\\\",\\\"operator\\\":\\\"exact\",\"value\":\"v\"}]}")
+                .blockShape()).isNotEqualTo(parse("{\"events\":[{\"id\":\"a\"}],\"properties\":[{\"key\":\"k\",\"value\":\"v\"}]}").blockShape());
+        for (final String changesWithoutTheBlock : List.of(
+                filtered.replace("\"operator\":\"is_not\"}", "\"operator\":\"is_not\",\"type\":\"person\"}"),
+                filtered.replace("\"breakdown\":\"$current_url\"", "\"breakdown\":\"plan\",\"breakdown_type\":\"person\""),
+                filtered.replace("\"breakdown\":\"$current_url\"", "\"breakdown\":\"industry\",\"breakdown_type\":\"group\","
+                        + "\"breakdown_group_type_index\":0"),
+                "{\"events\":[{\"id\":\"a\",\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}]}",
+                "{\"events\":[{\"id\":\"a\"}],\"properties\":[{\"key\":\"industry\",\"value\":\"tech\",\"type\":\"group\",\"group_type_index\":0}]}",
+                "{\"events\":[{\"id\":\"a\"}],\"properties\":[{\"key\":\"signed_up_at\",\"value\":\"-7d\",\"operator\":\"is_date_before\"}]}")) {
+            assertThat(parse(changesWithoutTheBlock).blockShape()).as(changesWithoutTheBlock).isEmpty();
+        }
+    }
+
     /** A formula with a breakdown: one item per value, a series without the value as zeros, ranked as PostHog. */
     @Test
     void formulasApplyPerBreakdownValue() {

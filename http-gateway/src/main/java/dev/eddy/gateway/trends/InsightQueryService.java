@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.columns.BlockKeys;
 import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.StoredBlocks;
+import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
@@ -27,6 +28,7 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -72,16 +74,20 @@ public final class InsightQueryService {
      * Registers the trend, funnel and earliest-event partials with {@code scatter}.
      *
      * @param timeout         how long a calculation may run before it is abandoned ({@code insights.query-timeout})
-     * @param blockCacheBytes how much heap this instance's sealed blocks may take kept decoded ({@code insights.block-cache};
-     *                        0 keeps none)
+     * @param blockCacheBytes  how much heap this instance's sealed blocks may take kept decoded ({@code insights.block-cache};
+     *                         0 keeps none)
+     * @param answerCacheBytes how much heap sealed blocks' answers to trends may take kept ({@code insights.answer-cache};
+     *                         0 keeps none)
      */
-    public InsightQueryService(final Scatter scatter, final Duration timeout, final long blockCacheBytes, final MeterRegistry registry) {
+    public InsightQueryService(final Scatter scatter, final Duration timeout, final long blockCacheBytes, final long answerCacheBytes,
+                               final MeterRegistry registry) {
         this.scatter = scatter;
         this.timeout = timeout;
         this.registry = registry;
         final BlockCache blocks = new BlockCache(blockCacheBytes, registry);
+        final BlockAnswers answers = new BlockAnswers(answerCacheBytes, registry);
         for (final Kind kind : Kind.values()) {
-            scatter.register(kind.path(), part(kind.engine, blocks));
+            scatter.register(kind.path(), part(kind.engine, blocks, answers));
         }
         scatter.register(EARLIEST, new Earliest());
     }
@@ -168,9 +174,19 @@ public final class InsightQueryService {
         final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
         StoredBlocks.read(blocks, timelines, sealed,
                 event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
-                (block, deleted) -> {
-                    control.check();
-                    visitor.block(block, deleted);
+                new StoredBlocks.Visitor() {
+                    @Override
+                    public void block(final EventBlock block, final BitSet deleted) {
+                        control.check();
+                        visitor.block(block, deleted);
+                    }
+
+                    @Override
+                    public void sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                       final StoredBlocks.Sealed source) {
+                        control.check();
+                        visitor.sealed(projectId, block, entry, deleted, source);
+                    }
                 });
     }
 
@@ -196,7 +212,8 @@ public final class InsightQueryService {
          * hold every event of the partition ({@link #scan} reads its timelines until then).
          */
         void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
-                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control);
+                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control, BlockAnswers answers,
+                        long projectId, int partition);
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
         boolean overlaps(Q query, long firstMicros, long lastMicros);
@@ -253,13 +270,44 @@ public final class InsightQueryService {
             }
         }
 
+        /**
+         * Sealed blocks' partials are kept ({@link BlockAnswers}) when the query's {@link TrendQuery#blockShape shape}
+         * alone decides them: a query asked again reads only the blocks sealed since, and those being filled.
+         */
         @Override
         public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control) {
+                               final Instant now, final QueryControl control, final BlockAnswers answers, final long projectId,
+                               final int partition) {
+            final Optional<String> shape = answers.enabled() ? query.blockShape() : Optional.empty();
             try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control,
-                        (block, deleted) -> query.add(partial, block, deleted, properties, now));
+                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
+                    @Override
+                    public void block(final EventBlock block, final BitSet deleted) {
+                        query.add(partial, block, deleted, properties, now);
+                    }
+
+                    @Override
+                    public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                       final StoredBlocks.Sealed source) {
+                        if (shape.isEmpty() || !query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                            StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
+                            return;
+                        }
+                        final TrendQuery.Partial answer = answers.answer(shape.get(), project, block, entry, deleted, () -> {
+                            final EventBlock found = source.block(project, block, entry);
+                            if (found == null) {
+                                return null;
+                            }
+                            final TrendQuery.Partial own = query.partial();
+                            query.add(own, found, deleted, properties, now);
+                            return own;
+                        }, TrendQuery.Partial::memoryBytes);
+                        if (answer != null) {
+                            partial.merge(answer);
+                        }
+                    }
+                });
             }
         }
 
@@ -337,13 +385,42 @@ public final class InsightQueryService {
         /**
          * Rows of the funnel's events collected per person from every block, then each person evaluated. A partition
          * with more than {@link #ROWS_PER_SHARE} rows in the funnel's range is read in shares of its persons, one
-         * after the other, so what is held at once stays bounded however large the partition grows.
+         * after the other, so what is held at once stays bounded however large the partition grows. A funnel whose
+         * {@link FunnelQuery#progressShape shape} alone decides each person's part, over a partition that fits one
+         * share, keeps its {@link FunnelProgress} between queries instead: asked again, it evaluates only the
+         * persons whose rows changed.
          */
         @Override
         public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control) {
-            final int shares = (int) Math.max(1, (sealedRows(query, blocks) + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
+                               final Instant now, final QueryControl control, final BlockAnswers answers, final long projectId,
+                               final int partition) {
+            final long rows = sealedRows(query, blocks);
+            final Optional<String> shape = answers.enabled() ? query.progressShape() : Optional.empty();
+            if (shape.isPresent() && rows <= ROWS_PER_SHARE) {
+                final List<FunnelProgress.SealedBlock> sealedBlocks = new java.util.ArrayList<>();
+                final List<FunnelProgress.UnsealedBlock> unsealed = new java.util.ArrayList<>();
+                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
+                        @Override
+                        public void block(final EventBlock block, final BitSet deleted) {
+                            unsealed.add(new FunnelProgress.UnsealedBlock(block, deleted));
+                        }
+
+                        @Override
+                        public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                           final StoredBlocks.Sealed source) {
+                            if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                                sealedBlocks.add(new FunnelProgress.SealedBlock(block, entry, deleted));
+                            }
+                        }
+                    });
+                }
+                answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, projectId, sealedBlocks, unsealed, sealed,
+                        properties, now, control::check, partial));
+                return;
+            }
+            final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
             for (int share = 0; share < shares; share++) {
                 final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
                 try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
@@ -445,7 +522,7 @@ public final class InsightQueryService {
     }
 
     /** A kind of insight as a scatter partial over the timelines. */
-    private static <Q, P> Scatter.Part<P> part(final Engine<Q, P> engine, final BlockCache blocks) {
+    private static <Q, P> Scatter.Part<P> part(final Engine<Q, P> engine, final BlockCache blocks, final BlockAnswers answers) {
         return new Scatter.Part<>() {
             @Override
             public String store() {
@@ -458,7 +535,7 @@ public final class InsightQueryService {
                 final Q query = parsed(() -> engine.parse(request, request.earliest()));
                 // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
                 try {
-                    return parsed(() -> InsightQueryService.read(engine, blocks, query, request, app, partitions, control));
+                    return parsed(() -> InsightQueryService.read(engine, blocks, answers, query, request, app, partitions, control));
                 } catch (final EventBlock.Gone e) {
                     // A block removed (every row of it moved or expired) while this read used it: read again.
                     throw Scatter.rebalancing();
@@ -519,7 +596,7 @@ public final class InsightQueryService {
     }
 
     /** One instance's partitions of the timelines (and persons), as one partial. */
-    private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final Q query, final Request request,
+    private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final BlockAnswers answers, final Q query, final Request request,
                                  final StreamsApp app, final List<Integer> partitions, final QueryControl control) {
         final P partial = engine.partial(query);
         final long project = request.scope().projectId();
@@ -537,7 +614,7 @@ public final class InsightQueryService {
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
                     engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
-                            timelines::get, properties, request.now(), control);
+                            timelines::get, properties, request.now(), control, answers, project, p);
                 }
                 continue;
             }

@@ -285,7 +285,7 @@ class InsightCalculationsTest {
     }
 
     private static InsightsConfig config(final int maxRunning) {
-        return new InsightsConfig(Duration.ofSeconds(30), FreshnessTest.POSTHOG, new InsightsConfig.Async(maxRunning, Duration.ofMinutes(10)), 0);
+        return new InsightsConfig(Duration.ofSeconds(30), FreshnessTest.POSTHOG, new InsightsConfig.Async(maxRunning, Duration.ofMinutes(10)), 0, 0);
     }
 
     private static Project project(final String timezone) {

@@ -1,0 +1,119 @@
+package dev.eddy.gateway.trends;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.funnels.FunnelProgress;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
+import java.util.BitSet;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * What each sealed event block added to a query of some shape, kept between queries: Druid's per-segment result
+ * cache, for Eddy's blocks. A dashboard tile asks the same question again and again; its answer is the sum of its
+ * blocks' answers, and only the blocks sealed since it last asked, and the rows of the blocks being filled, are read
+ * again.
+ *
+ * <p>An answer is keyed by the block's entry (project, block number and the id drawn when it was sealed:
+ * {@link BlockKeys.Sealed}), the block's deleted rows, and the query's shape: everything besides the block's rows
+ * that decides the block's answer ({@code TrendQuery.blockShape}). So an answer is never stale: rows merged away or
+ * expired change the deleted rows, a block sealed again gets another id, a query asking anything else (another
+ * filter, another day's buckets) has another shape; the old keys age out. The answers' total weight stays under
+ * {@code insights.answer-cache}, the least valuable dropped first (Caffeine's frequency and recency).
+ *
+ * <p>Funnels keep their {@link FunnelProgress} per partition here too, under the same budget: each person's part of
+ * the answer from its sealed rows, evaluated again only when those rows change.
+ */
+final class BlockAnswers {
+    /** @param deleted never changed once in a key */
+    private record Key(long projectId, long block, long id, BitSet deleted, String shape) {
+    }
+
+    /** A funnel's progress over a partition's sealed blocks of a project. */
+    private record ProgressKey(long projectId, int partition, String shape) {
+    }
+
+    private record Entry(Object answer, long weight) {
+    }
+
+    /** Nothing kept: every query reads every block it needs. */
+    static final BlockAnswers NONE = new BlockAnswers(0, null);
+
+    private final Cache<Object, Entry> answers;
+
+    /**
+     * @param maxBytes what the answers may take on the heap together; 0 keeps none
+     * @param registry where hits, misses and evictions are counted (as {@code cache.*{cache=block-answers}})
+     */
+    BlockAnswers(final long maxBytes, final MeterRegistry registry) {
+        if (maxBytes <= 0) {
+            this.answers = null;
+            return;
+        }
+        this.answers = Caffeine.newBuilder().maximumWeight(maxBytes)
+                .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + 2L * shape(key).length()))
+                .recordStats().build();
+        if (registry != null) {
+            CaffeineCacheMetrics.monitor(registry, answers, "block-answers");
+        }
+    }
+
+    private static String shape(final Object key) {
+        return key instanceof Key k ? k.shape() : ((ProgressKey) key).shape();
+    }
+
+    /** Whether answers are kept at all. */
+    boolean enabled() {
+        return answers != null;
+    }
+
+    /**
+     * The answer of the sealed block {@code entry} to queries of {@code shape}: kept, or worked out by
+     * {@code answer} (null when the block is gone; nothing is kept then) and kept, weighed by {@code weight}.
+     * Callers must not change what they get: other queries read it too.
+     *
+     * @param deleted the block's rows not stored any more; must not be changed afterwards
+     */
+    @SuppressWarnings("unchecked")
+    <A> A answer(final String shape, final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                 final Supplier<A> answer, final ToLongFunction<A> weight) {
+        if (answers == null) {
+            return answer.get();
+        }
+        final Entry kept = answers.get(new Key(projectId, block, entry.id(), deleted, shape), k -> {
+            final A found = answer.get();
+            return found == null ? null : new Entry(found, weight.applyAsLong(found));
+        });
+        return kept == null ? null : (A) kept.answer();
+    }
+
+    /**
+     * Reads a funnel of {@code shape} over a partition's sealed blocks of a project with the progress kept for it
+     * ({@link FunnelProgress}, made empty if none is), and weighs the progress again after.
+     */
+    void withProgress(final String shape, final long projectId, final int partition, final java.util.function.Consumer<FunnelProgress> read) {
+        if (answers == null) {
+            read.accept(new FunnelProgress());
+            return;
+        }
+        final ProgressKey key = new ProgressKey(projectId, partition, shape);
+        final Entry entry = answers.get(key, k -> new Entry(new FunnelProgress(), 0));
+        final FunnelProgress progress = (FunnelProgress) entry.answer();
+        try {
+            read.accept(progress);
+        } finally {
+            answers.asMap().computeIfPresent(key, (k, kept) -> kept.answer() == progress ? new Entry(progress, progress.memoryBytes()) : kept);
+        }
+    }
+
+    /** How many answers are kept. */
+    long size() {
+        if (answers == null) {
+            return 0;
+        }
+        answers.cleanUp();
+        return answers.estimatedSize();
+    }
+}

@@ -1,0 +1,300 @@
+package dev.eddy.funnels;
+
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.EventBlock;
+import dev.eddy.columns.StoredBlocks;
+import dev.eddy.trends.PropertyLookup;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * One funnel's progress per person over one partition's sealed event blocks, kept between queries of the same
+ * {@link FunnelQuery#progressShape shape} so that a funnel asked again (a dashboard tile) evaluates only the persons
+ * whose events changed: PostHog's "per-person progress recomputed from that person's own events when they change".
+ *
+ * <p>Kept: the sealed blocks it was built from (each block's id and deleted rows: a block's content), which persons have
+ * funnel rows in which block, and each person's {@link Contribution} to the answer from its sealed rows alone. A read
+ * compares the partition's sealed blocks with those: persons with rows in a block added, removed or changed (rows
+ * deleted by a merge or by expiry) are evaluated again from all their sealed rows. Persons with rows in the blocks
+ * being filled (parts and tail, which change all the time) are evaluated from all their rows for this read only. Every
+ * other person adds its kept contribution. So the answer equals a fresh evaluation of every person by construction;
+ * a read that fails part way (a block removed under it, the query cancelled) forgets everything, and the next builds
+ * again from nothing.
+ *
+ * <p>Not thread-safe on its own: {@link #read} holds the instance's lock.
+ */
+public final class FunnelProgress {
+    /**
+     * A sealed block of the partition as a read found it.
+     *
+     * @param deleted its rows not stored any more; not changed afterwards
+     */
+    public record SealedBlock(long number, BlockKeys.Sealed entry, BitSet deleted) {
+    }
+
+    /** A part or the tail of a block being filled, with its rows not stored any more. */
+    public record UnsealedBlock(EventBlock block, BitSet deleted) {
+    }
+
+    private record Applied(long id, BitSet deleted) {
+    }
+
+    /**
+     * What one person adds to a funnel's partial: its outcome under each breakdown value, or (funnel trends) the
+     * cells of the periods it entered and converted in.
+     */
+    static final class Contribution {
+        /** Per outcome, the breakdown value it is under ({@code []} without a breakdown). */
+        private final List<String>[] values;
+        private final FunnelOutcome[] outcomes;
+        /** Per breakdown value of a funnel trend, the cells of its period counts this person adds one to. */
+        private final List<String>[] periodValues;
+        private final int[][] periodCells;
+
+        @SuppressWarnings("unchecked")
+        private Contribution(final FunnelQuery.Partial own) {
+            final List<List<String>> valueList = new ArrayList<>();
+            final List<FunnelOutcome> outcomeList = new ArrayList<>();
+            own.outcomes.forEach((value, list) -> list.forEach(o -> {
+                valueList.add(value);
+                outcomeList.add(o);
+            }));
+            values = valueList.toArray(List[]::new);
+            outcomes = outcomeList.toArray(FunnelOutcome[]::new);
+            periodValues = own.periods.keySet().toArray(List[]::new);
+            periodCells = new int[periodValues.length][];
+            for (int i = 0; i < periodValues.length; i++) {
+                final long[] counts = own.periods.get(periodValues[i]);
+                periodCells[i] = java.util.stream.IntStream.range(0, counts.length)
+                        .flatMap(c -> java.util.stream.IntStream.range(0, (int) counts[c]).map(k -> c)).toArray();
+            }
+        }
+
+        /** What {@code own} (one person's evaluation) holds; null when it adds nothing. */
+        static Contribution of(final FunnelQuery.Partial own) {
+            return own.outcomes.isEmpty() && own.periods.isEmpty() ? null : new Contribution(own);
+        }
+
+        void addTo(final FunnelQuery.Partial into, final int periodCount) {
+            for (int i = 0; i < values.length; i++) {
+                into.outcomes.computeIfAbsent(values[i], v -> new ArrayList<>()).add(outcomes[i]);
+            }
+            for (int i = 0; i < periodValues.length; i++) {
+                final long[] counts = into.periods.computeIfAbsent(periodValues[i], v -> new long[periodCount]);
+                for (final int cell : periodCells[i]) {
+                    counts[cell]++;
+                }
+            }
+        }
+
+        long memoryBytes() {
+            long bytes = 64 + 8L * values.length + 8L * periodValues.length;
+            for (final FunnelOutcome o : outcomes) {
+                bytes += 48 + 8L * o.timings().length;
+            }
+            for (final int[] cells : periodCells) {
+                bytes += 16 + 4L * cells.length;
+            }
+            return bytes;
+        }
+    }
+
+    private final Map<Long, Applied> blocks = new HashMap<>();
+    /** Per block, the persons with funnel rows in it. */
+    private final Map<Long, UUID[]> personsOf = new HashMap<>();
+    /** Per person, the blocks it has funnel rows in (ascending). */
+    private final Map<UUID, long[]> blocksOf = new HashMap<>();
+    private final Map<UUID, Contribution> contributions = new HashMap<>();
+    private long weight;
+
+    /**
+     * Adds the funnel's answer over a partition's rows of a project to {@code into}: every person's, as
+     * {@link FunnelQuery.BlockRowsCollector} would evaluate it from all the blocks, from what is kept where nothing
+     * changed.
+     *
+     * @param query    a funnel of this progress's shape
+     * @param sealed   the partition's sealed blocks whose span meets the query's range, in block order
+     * @param unsealed the parts and tail rows of blocks being filled
+     * @param source   the sealed blocks' content
+     * @param check    called between blocks: throws to stop the read (a cancelled query)
+     */
+    public synchronized void read(final FunnelQuery query, final long projectId, final List<SealedBlock> sealed, final List<UnsealedBlock> unsealed,
+                                  final StoredBlocks.Sealed source, final PropertyLookup properties, final Instant now, final Runnable check,
+                                  final FunnelQuery.Partial into) {
+        try {
+            apply(query, projectId, sealed, unsealed, source, properties, now, check, into);
+        } catch (final RuntimeException | Error e) {
+            forget();
+            throw e;
+        }
+    }
+
+    private void apply(final FunnelQuery query, final long projectId, final List<SealedBlock> sealed, final List<UnsealedBlock> unsealed,
+                       final StoredBlocks.Sealed source, final PropertyLookup properties, final Instant now, final Runnable check,
+                       final FunnelQuery.Partial into) {
+        // Persons with rows being filled: evaluated from all their rows, for this read.
+        final FunnelQuery.BlockRowsCollector filling = query.collector(properties, now);
+        for (final UnsealedBlock block : unsealed) {
+            check.run();
+            filling.add(block.block(), block.deleted());
+        }
+        final Set<UUID> moving = new HashSet<>();
+        filling.actors().forEach(actor -> moving.add((UUID) actor));
+        filling.only(moving);
+
+        // Blocks added, removed or changed since the last read; the persons they had rows of.
+        final Map<Long, SealedBlock> current = new HashMap<>();
+        sealed.forEach(b -> current.put(b.number(), b));
+        final Set<Long> gone = new TreeSet<>();
+        final List<SealedBlock> fresh = new ArrayList<>();
+        for (final Map.Entry<Long, Applied> kept : blocks.entrySet()) {
+            final SealedBlock found = current.get(kept.getKey());
+            if (found == null || found.entry().id() != kept.getValue().id() || !found.deleted().equals(kept.getValue().deleted())) {
+                gone.add(kept.getKey());
+            }
+        }
+        for (final SealedBlock b : sealed) {
+            if (!blocks.containsKey(b.number()) || gone.contains(b.number())) {
+                fresh.add(b);
+            }
+        }
+        final Set<UUID> changed = new HashSet<>();
+        for (final long number : gone) {
+            changed.addAll(Arrays.asList(personsOf.getOrDefault(number, new UUID[0])));
+        }
+
+        // Their new content: every person with rows there changes.
+        final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
+        final Map<Long, UUID[]> freshPersons = new HashMap<>();
+        for (final SealedBlock b : fresh) {
+            check.run();
+            final EventBlock block = load(source, projectId, b);
+            again.add(block, b.deleted());
+            final UUID[] persons = again.lastBlockActors().stream().map(UUID.class::cast).toArray(UUID[]::new);
+            freshPersons.put(b.number(), persons);
+            changed.addAll(Arrays.asList(persons));
+            filling.add(block, b.deleted());
+        }
+        again.only(changed);
+
+        // The rest of the rows of the persons evaluated: from the blocks that did not change.
+        final Set<Long> rest = new TreeSet<>();
+        for (final Set<UUID> persons : List.of(changed, moving)) {
+            for (final UUID person : persons) {
+                for (final long number : blocksOf.getOrDefault(person, new long[0])) {
+                    if (!gone.contains(number) && current.containsKey(number)) {
+                        rest.add(number);
+                    }
+                }
+            }
+        }
+        for (final long number : rest) {
+            check.run();
+            final SealedBlock b = current.get(number);
+            final EventBlock block = load(source, projectId, b);
+            again.add(block, b.deleted());
+            filling.add(block, b.deleted());
+        }
+
+        // Kept from now on: the blocks as they are, who has rows where, and the changed persons' contributions.
+        for (final long number : gone) {
+            unindex(number);
+        }
+        for (final SealedBlock b : fresh) {
+            blocks.put(b.number(), new Applied(b.entry().id(), b.deleted()));
+            personsOf.put(b.number(), freshPersons.get(b.number()));
+            for (final UUID person : freshPersons.get(b.number())) {
+                final long[] had = blocksOf.getOrDefault(person, new long[0]);
+                final long[] has = Arrays.copyOf(had, had.length + 1);
+                has[had.length] = b.number();
+                Arrays.sort(has);
+                blocksOf.put(person, has);
+            }
+        }
+        for (final UUID person : changed) {
+            contributions.remove(person);
+        }
+        again.finishEach((actor, events) -> {
+            final Contribution c = query.contribution(events);
+            if (c != null) {
+                contributions.put((UUID) actor, c);
+            }
+        });
+        check.run();
+
+        final int periodCount = query.periodCells();
+        contributions.forEach((person, c) -> {
+            if (!moving.contains(person)) {
+                c.addTo(into, periodCount);
+            }
+        });
+        filling.finish(into);
+        weigh();
+    }
+
+    private static EventBlock load(final StoredBlocks.Sealed source, final long projectId, final SealedBlock b) {
+        final EventBlock block = source.block(projectId, b.number(), b.entry());
+        if (block == null) {
+            throw new EventBlock.Gone("sealed block " + b.number() + " of project " + projectId + " was removed while a funnel read it");
+        }
+        return block;
+    }
+
+    private void unindex(final long number) {
+        blocks.remove(number);
+        final UUID[] persons = personsOf.remove(number);
+        if (persons == null) {
+            return;
+        }
+        for (final UUID person : persons) {
+            final long[] had = blocksOf.get(person);
+            final long[] has = Arrays.stream(had).filter(n -> n != number).toArray();
+            if (has.length == 0) {
+                blocksOf.remove(person);
+            } else {
+                blocksOf.put(person, has);
+            }
+        }
+    }
+
+    private void forget() {
+        blocks.clear();
+        personsOf.clear();
+        blocksOf.clear();
+        contributions.clear();
+        weight = 0;
+    }
+
+    private void weigh() {
+        long bytes = 256 + 96L * blocks.size();
+        for (final UUID[] persons : personsOf.values()) {
+            bytes += 48 + 8L * persons.length;
+        }
+        for (final long[] numbers : blocksOf.values()) {
+            bytes += 120 + 8L * numbers.length;
+        }
+        for (final Contribution c : contributions.values()) {
+            bytes += 48 + c.memoryBytes();
+        }
+        weight = bytes;
+    }
+
+    /** About what this progress takes on the heap, as of its last read. */
+    public synchronized long memoryBytes() {
+        return weight;
+    }
+
+    /** The persons with a contribution kept (for tests and metrics). */
+    synchronized int persons() {
+        return contributions.size();
+    }
+}

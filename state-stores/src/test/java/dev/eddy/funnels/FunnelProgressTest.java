@@ -1,0 +1,284 @@
+package dev.eddy.funnels;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.EventBlock;
+import dev.eddy.columns.StoredBlocks;
+import dev.eddy.serde.Json;
+import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.trends.PropertyLookup;
+import java.io.IOException;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A funnel's kept progress answers exactly what a fresh evaluation of every block answers, read after read, while a
+ * partition changes under it as Eddy's do: rows arriving in the block being filled, blocks sealed, rows deleted from
+ * sealed blocks by merges (and stored again under the surviving person) and by expiry, blocks removed and sealed again
+ * under a new id; and after a read that failed part way.
+ */
+class FunnelProgressTest {
+    private static final Instant NOW = Instant.parse("2020-01-30T12:34:56.789Z");
+    private static final long PROJECT = 3;
+    private static final String[] EVENTS = {"$pageview", "signup", "buy", "other"};
+    private static final String STEPS = BlockFunnelTest.STEPS;
+    private static final PropertyLookup NO_PROPERTIES = PropertyLookup.of(person -> Json.mapper().createObjectNode(),
+            (type, key) -> Json.mapper().createObjectNode());
+
+    /** A partition's rows of the project: sealed blocks by number, and the rows of the block being filled. */
+    private static final class Partition {
+        final Random random;
+        final List<UUID> people = new ArrayList<>();
+        final Map<Long, FunnelProgress.SealedBlock> sealed = new TreeMap<>();
+        final Map<Long, EventBlock> content = new TreeMap<>();
+        final List<EventBlock.Row> filling = new ArrayList<>();
+        long nextBlock;
+
+        Partition(final long seed) {
+            random = new Random(seed);
+            for (int p = 0; p < 40; p++) {
+                people.add(new UUID(random.nextLong(), random.nextLong()));
+            }
+        }
+
+        EventBlock.Row row(final UUID person) {
+            final ObjectNode properties = Json.mapper().createObjectNode();
+            if (random.nextInt(5) > 0) {
+                properties.put("$browser", random.nextBoolean() ? "Chrome" : "Safari");
+            }
+            properties.put("amount", random.nextInt(20));
+            final long time = TimelineEvent.micros(NOW) - random.nextInt(35 * 24 * 60) * 60_000_000L;
+            return new EventBlock.Row(time, UUID.randomUUID(), person, "d", EVENTS[random.nextInt(EVENTS.length)], Map.of(), properties);
+        }
+
+        void arrive(final int rows) {
+            for (int i = 0; i < rows; i++) {
+                filling.add(row(people.get(random.nextInt(people.size()))));
+            }
+        }
+
+        void seal() {
+            if (filling.isEmpty()) {
+                return;
+            }
+            put(nextBlock++, filling);
+            filling.clear();
+        }
+
+        private void put(final long number, final List<EventBlock.Row> rows) {
+            final EventBlock.Builder builder = new EventBlock.Builder();
+            rows.forEach(builder::add);
+            final EventBlock block = builder.build();
+            content.put(number, block);
+            sealed.put(number, new FunnelProgress.SealedBlock(number, new BlockKeys.Sealed(random.nextLong(), block.firstMicros(), block.lastMicros()),
+                    new BitSet()));
+        }
+
+        /** Person {@code from} merged into {@code into}: its rows leave their blocks and are stored again as into's. */
+        void merge(final UUID from, final UUID into) {
+            for (final FunnelProgress.SealedBlock b : List.copyOf(sealed.values())) {
+                final EventBlock block = content.get(b.number());
+                final BitSet deleted = (BitSet) b.deleted().clone();
+                for (int r = 0; r < block.rows(); r++) {
+                    if (!deleted.get(r) && block.person(block.persons().code(r)).equals(from)) {
+                        deleted.set(r);
+                        filling.add(new EventBlock.Row(block.timeMicros(r), block.uuid(r), into, "d", block.events().value(r).asText(), Map.of(),
+                                (ObjectNode) Json.mapper().createObjectNode().set("$browser", block.property("$browser").value(r))));
+                    }
+                }
+                sealed.put(b.number(), new FunnelProgress.SealedBlock(b.number(), b.entry(), deleted));
+            }
+            filling.replaceAll(row -> row.person().equals(from) ? new EventBlock.Row(row.timeMicros(), row.uuid(), into, row.distinctId(),
+                    row.event(), row.groups(), row.properties()) : row);
+            people.remove(from);
+        }
+
+        /** Expiry: some rows of a block deleted, or the whole block removed. */
+        void expire() {
+            if (sealed.isEmpty()) {
+                return;
+            }
+            final long number = List.copyOf(sealed.keySet()).get(random.nextInt(sealed.size()));
+            if (random.nextBoolean()) {
+                sealed.remove(number);
+                content.remove(number);
+                return;
+            }
+            final FunnelProgress.SealedBlock b = sealed.get(number);
+            final BitSet deleted = (BitSet) b.deleted().clone();
+            for (int r = 0; r < content.get(number).rows(); r++) {
+                if (random.nextInt(4) == 0) {
+                    deleted.set(r);
+                }
+            }
+            sealed.put(number, new FunnelProgress.SealedBlock(number, b.entry(), deleted));
+        }
+
+        /** A block rebuilt (its store restored): the same rows under a new id. */
+        void reseal() {
+            if (sealed.isEmpty()) {
+                return;
+            }
+            final long number = List.copyOf(sealed.keySet()).get(random.nextInt(sealed.size()));
+            final EventBlock block = content.get(number);
+            final BitSet deleted = sealed.get(number).deleted();
+            final List<EventBlock.Row> kept = new ArrayList<>();
+            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                kept.add(new EventBlock.Row(block.timeMicros(r), block.uuid(r), block.person(block.persons().code(r)), "d",
+                        block.events().value(r).asText(), Map.of(), (ObjectNode) Json.mapper().createObjectNode()
+                        .set("$browser", block.property("$browser").value(r))));
+            }
+            put(number, kept);
+        }
+
+        StoredBlocks.Sealed source() {
+            return (project, number, entry) -> {
+                final FunnelProgress.SealedBlock b = sealed.get(number);
+                return project == PROJECT && b != null && b.entry().id() == entry.id() ? content.get(number) : null;
+            };
+        }
+
+        List<FunnelProgress.UnsealedBlock> unsealed() {
+            if (filling.isEmpty()) {
+                return List.of();
+            }
+            final EventBlock.Builder builder = new EventBlock.Builder();
+            filling.forEach(builder::add);
+            return List.of(new FunnelProgress.UnsealedBlock(builder.build(), new BitSet()));
+        }
+
+        /** The funnel's answer evaluated afresh from every row. */
+        FunnelQuery.Partial fresh(final FunnelQuery query) {
+            final FunnelQuery.Partial partial = query.partial();
+            final FunnelQuery.BlockRowsCollector collector = query.collector(NO_PROPERTIES, NOW);
+            sealed.values().forEach(b -> collector.add(content.get(b.number()), b.deleted()));
+            unsealed().forEach(u -> collector.add(u.block(), u.deleted()));
+            collector.finish(partial);
+            return partial;
+        }
+    }
+
+    @Test
+    void keptProgressAnswersAsAFreshEvaluationWhateverChanges() throws IOException {
+        for (final long seed : new long[] {1, 2, 3}) {
+            final Partition partition = new Partition(seed);
+            final List<FunnelQuery> queries = new ArrayList<>();
+            final List<FunnelProgress> progress = new ArrayList<>();
+            final List<String> shaped = new ArrayList<>();
+            for (final String json : BlockFunnelTest.QUERIES) {
+                final FunnelQuery query = FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of("Asia/Kolkata"), DayOfWeek.SUNDAY, null, NOW,
+                        Optional::empty);
+                if (query.progressShape().isPresent()) {
+                    shaped.add(json);
+                    queries.add(query);
+                    progress.add(new FunnelProgress());
+                }
+            }
+            assertThat(shaped).as("every funnel but those by person properties or groups").hasSize(BlockFunnelTest.QUERIES.size() - 3);
+            for (int step = 0; step < 40; step++) {
+                switch (partition.random.nextInt(8)) {
+                    case 0, 1, 2 -> partition.arrive(1 + partition.random.nextInt(120));
+                    case 3, 4 -> {
+                        partition.arrive(1 + partition.random.nextInt(200));
+                        partition.seal();
+                    }
+                    case 5 -> partition.merge(partition.people.get(partition.random.nextInt(partition.people.size())),
+                            partition.people.get(partition.random.nextInt(partition.people.size())));
+                    case 6 -> partition.expire();
+                    default -> partition.reseal();
+                }
+                for (int q = 0; q < queries.size(); q++) {
+                    final FunnelQuery query = queries.get(q);
+                    final FunnelQuery.Partial kept = query.partial();
+                    progress.get(q).read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES,
+                            NOW, () -> { }, kept);
+                    assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, shaped.get(q)).isEqualTo(query.result(partition.fresh(query)));
+                }
+            }
+            assertThat(progress.get(0).persons()).as("persons are kept").isPositive();
+            assertThat(query0Steps(queries.get(0), partition)).as("somebody entered").containsPattern("\"count\":[1-9]");
+        }
+    }
+
+    private static String query0Steps(final FunnelQuery query, final Partition partition) {
+        return query.result(partition.fresh(query)).toString();
+    }
+
+    @Test
+    void aReadThatFailsPartWayForgetsWhatItKeptAndTheNextBuildsAgain() throws IOException {
+        final Partition partition = new Partition(7);
+        final FunnelQuery query = FunnelQuery.parse(Json.mapper().readTree(BlockFunnelTest.QUERIES.get(0)), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, NOW,
+                Optional::empty);
+        final FunnelProgress progress = new FunnelProgress();
+        for (int b = 0; b < 4; b++) {
+            partition.arrive(300);
+            partition.seal();
+        }
+        partition.arrive(50);
+        progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+                query.partial());
+        assertThat(progress.persons()).isPositive();
+
+        // New blocks; the read is stopped after its second block (a cancelled query).
+        partition.arrive(300);
+        partition.seal();
+        partition.merge(partition.people.get(0), partition.people.get(1));
+        final AtomicInteger checks = new AtomicInteger();
+        assertThatThrownBy(() -> progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(),
+                NO_PROPERTIES, NOW, () -> {
+                    if (checks.incrementAndGet() == 2) {
+                        throw new IllegalStateException("cancelled");
+                    }
+                }, query.partial())).hasMessage("cancelled");
+        assertThat(progress.persons()).as("forgotten").isZero();
+
+        // A block removed while a read uses it.
+        final List<FunnelProgress.SealedBlock> before = List.copyOf(partition.sealed.values());
+        partition.sealed.remove(before.get(0).number());
+        assertThatThrownBy(() -> progress.read(query, PROJECT, before, partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+                query.partial())).isInstanceOf(EventBlock.Gone.class);
+
+        final FunnelQuery.Partial again = query.partial();
+        progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+                again);
+        assertThat(query.result(again)).isEqualTo(query.result(partition.fresh(query)));
+    }
+
+    @Test
+    void funnelsThatDependOnMoreThanTheirEventsKeepNothing() throws IOException {
+        for (final String json : List.of(
+                "{" + STEPS + ",\"breakdown\":\"plan\",\"breakdown_type\":\"person\"}",
+                "{" + STEPS + ",\"aggregation_group_type_index\":0}",
+                "{" + STEPS + ",\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}",
+                "{\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1,\"properties\":[{\"key\":\"at\",\"value\":\"-1d\","
+                        + "\"operator\":\"is_date_after\"}]}]}",
+                "{" + STEPS + ",\"exclusions\":[{\"id\":\"x\",\"funnel_from_step\":0,\"funnel_to_step\":1,\"properties\":[{\"key\":\"industry\","
+                        + "\"value\":\"tech\",\"type\":\"group\",\"group_type_index\":0}]}]}")) {
+            assertThat(FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, NOW, Optional::empty)
+                    .progressShape()).as(json).isEmpty();
+        }
+        final String plain = "{" + STEPS + ",\"date_from\":\"-30d\"}";
+        final Optional<String> shape = FunnelQuery.parse(Json.mapper().readTree(plain), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, NOW,
+                Optional::empty).progressShape();
+        final String open = plain.substring(0, plain.length() - 1);
+        for (final String other : List.of(plain.replace("-30d", "-29d"), plain.replace("buy", "pay"), open + ",\"funnel_order_type\":\"strict\"}",
+                open + ",\"funnel_window_interval\":3}", open + ",\"breakdown\":\"$browser\"}")) {
+            assertThat(FunnelQuery.parse(Json.mapper().readTree(other), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, NOW, Optional::empty)
+                    .progressShape()).as(other).isPresent().isNotEqualTo(shape);
+        }
+    }
+}
