@@ -37,7 +37,7 @@ record InsightQuery(String name, String path, String body, DuckQuery duck, Doubl
                         + "\"breakdown_type\":\"event\",\"interval\":\"day\"," + range + "}", duck::pageviewsNotSafariByUrl, 1.0, true),
                 new InsightQuery("funnel view>signup>buy 14d", "funnel", "{\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"$pageview\",\"order\":0},"
                         + "{\"id\":\"signup\",\"order\":1},{\"id\":\"purchase\",\"order\":2}],\"funnel_window_interval\":14,"
-                        + "\"funnel_window_interval_unit\":\"day\"," + range + "}", duck::pageviewSignupPurchaseFunnel, 1.0, false));
+                        + "\"funnel_window_interval_unit\":\"day\"," + range + "}", duck::pageviewSignupPurchaseFunnel, 1.0, true));
     }
 
     /** The body of the daily trend of all events over the events' range (which counts every one of them). */

@@ -37,6 +37,17 @@ public final class StoredBlocks {
                 block(found, deleted);
             }
         }
+
+        /**
+         * A part of a block being filled ({@link BlockKeys#PART_ROWS} rows, written once): {@link #block} with it
+         * decoded, unless a visitor knows its contribution already (its bytes and deleted rows name its content).
+         *
+         * @param encoded the part as stored ({@link EventBlock#encode}); not changed afterwards
+         * @param deleted the part's rows that are not stored any more; not changed afterwards
+         */
+        default void part(final long projectId, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+            block(EventBlock.decode(encoded), deleted);
+        }
     }
 
     /** Finds the sealed blocks a read visits. */
@@ -94,8 +105,9 @@ public final class StoredBlocks {
                 }
                 case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
                 case PART -> {
-                    final int first = BlockKeys.part(entry.key) * BlockKeys.PART_ROWS;
-                    visitor.block(EventBlock.decode(entry.value), deleted.get(first, first + BlockKeys.PART_ROWS));
+                    final int part = BlockKeys.part(entry.key);
+                    final int first = part * BlockKeys.PART_ROWS;
+                    visitor.part(BlockKeys.project(entry.key), number, part, entry.value, deleted.get(first, first + BlockKeys.PART_ROWS));
                 }
                 case TAIL -> {
                     if (tail == null) {

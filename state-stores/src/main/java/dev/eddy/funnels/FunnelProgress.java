@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.kafka.common.utils.Bytes;
 
 /**
  * One funnel's progress per person over one partition's sealed event blocks, kept between queries of the same
@@ -34,18 +36,41 @@ import java.util.UUID;
  */
 public final class FunnelProgress {
     /**
-     * A sealed block of the partition as a read found it.
+     * Rows of the partition that do not change once written, as a read found them: a sealed block, or a part of the
+     * block being filled.
      *
-     * @param deleted its rows not stored any more; not changed afterwards
+     * @param number  the unit's place among the partition's units (a block's, or its part's)
+     * @param content what names the rows: a sealed block's id, or a part's bytes
+     * @param deleted the rows not stored any more; not changed afterwards
+     * @param rows    the rows, read when needed (null once gone)
      */
-    public record SealedBlock(long number, BlockKeys.Sealed entry, BitSet deleted) {
+    public record Unit(long number, Object content, BitSet deleted, Supplier<EventBlock> rows) {
+        /** Sealed block {@code block} of a project, read from {@code source}. */
+        public static Unit sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                  final StoredBlocks.Sealed source) {
+            return new Unit(block << 5, entry.id(), deleted, () -> source.block(projectId, block, entry));
+        }
+
+        /** Part {@code part} of block {@code block} being filled, as stored ({@link EventBlock#encode}). */
+        public static Unit part(final long block, final int part, final byte[] encoded, final BitSet deleted) {
+            if (part < 0 || part >= 31) {
+                throw new IllegalArgumentException("part " + part + " of a block");
+            }
+            final EventBlock[] decoded = new EventBlock[1];
+            return new Unit(block << 5 | (part + 1), Bytes.wrap(encoded), deleted, () -> {
+                if (decoded[0] == null) {
+                    decoded[0] = EventBlock.decode(encoded);
+                }
+                return decoded[0];
+            });
+        }
     }
 
-    /** A part or the tail of a block being filled, with its rows not stored any more. */
+    /** The tail of a block being filled (rows stored one by one), with its rows not stored any more. */
     public record UnsealedBlock(EventBlock block, BitSet deleted) {
     }
 
-    private record Applied(long id, BitSet deleted) {
+    private record Applied(Object content, BitSet deleted) {
     }
 
     /**
@@ -122,25 +147,23 @@ public final class FunnelProgress {
      * changed.
      *
      * @param query    a funnel of this progress's shape
-     * @param sealed   the partition's sealed blocks whose span meets the query's range, in block order
-     * @param unsealed the parts and tail rows of blocks being filled
-     * @param source   the sealed blocks' content
+     * @param sealed   the partition's sealed blocks whose span meets the query's range and parts of blocks being
+     *                 filled, by number
+     * @param unsealed the tail rows of blocks being filled
      * @param check    called between blocks: throws to stop the read (a cancelled query)
      */
-    public synchronized void read(final FunnelQuery query, final long projectId, final List<SealedBlock> sealed, final List<UnsealedBlock> unsealed,
-                                  final StoredBlocks.Sealed source, final PropertyLookup properties, final Instant now, final Runnable check,
-                                  final FunnelQuery.Partial into) {
+    public synchronized void read(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed,
+                                  final PropertyLookup properties, final Instant now, final Runnable check, final FunnelQuery.Partial into) {
         try {
-            apply(query, projectId, sealed, unsealed, source, properties, now, check, into);
+            apply(query, sealed, unsealed, properties, now, check, into);
         } catch (final RuntimeException | Error e) {
             forget();
             throw e;
         }
     }
 
-    private void apply(final FunnelQuery query, final long projectId, final List<SealedBlock> sealed, final List<UnsealedBlock> unsealed,
-                       final StoredBlocks.Sealed source, final PropertyLookup properties, final Instant now, final Runnable check,
-                       final FunnelQuery.Partial into) {
+    private void apply(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
+                       final Instant now, final Runnable check, final FunnelQuery.Partial into) {
         // Persons with rows being filled: evaluated from all their rows, for this read.
         final FunnelQuery.BlockRowsCollector filling = query.collector(properties, now);
         for (final UnsealedBlock block : unsealed) {
@@ -152,17 +175,17 @@ public final class FunnelProgress {
         filling.only(moving);
 
         // Blocks added, removed or changed since the last read; the persons they had rows of.
-        final Map<Long, SealedBlock> current = new HashMap<>();
+        final Map<Long, Unit> current = new HashMap<>();
         sealed.forEach(b -> current.put(b.number(), b));
         final Set<Long> gone = new TreeSet<>();
-        final List<SealedBlock> fresh = new ArrayList<>();
+        final List<Unit> fresh = new ArrayList<>();
         for (final Map.Entry<Long, Applied> kept : blocks.entrySet()) {
-            final SealedBlock found = current.get(kept.getKey());
-            if (found == null || found.entry().id() != kept.getValue().id() || !found.deleted().equals(kept.getValue().deleted())) {
+            final Unit found = current.get(kept.getKey());
+            if (found == null || !found.content().equals(kept.getValue().content()) || !found.deleted().equals(kept.getValue().deleted())) {
                 gone.add(kept.getKey());
             }
         }
-        for (final SealedBlock b : sealed) {
+        for (final Unit b : sealed) {
             if (!blocks.containsKey(b.number()) || gone.contains(b.number())) {
                 fresh.add(b);
             }
@@ -175,9 +198,9 @@ public final class FunnelProgress {
         // Their new content: every person with rows there changes.
         final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
         final Map<Long, UUID[]> freshPersons = new HashMap<>();
-        for (final SealedBlock b : fresh) {
+        for (final Unit b : fresh) {
             check.run();
-            final EventBlock block = load(source, projectId, b);
+            final EventBlock block = load(b);
             again.add(block, b.deleted());
             final UUID[] persons = again.lastBlockActors().stream().map(UUID.class::cast).toArray(UUID[]::new);
             freshPersons.put(b.number(), persons);
@@ -199,8 +222,8 @@ public final class FunnelProgress {
         }
         for (final long number : rest) {
             check.run();
-            final SealedBlock b = current.get(number);
-            final EventBlock block = load(source, projectId, b);
+            final Unit b = current.get(number);
+            final EventBlock block = load(b);
             again.add(block, b.deleted());
             filling.add(block, b.deleted());
         }
@@ -209,8 +232,8 @@ public final class FunnelProgress {
         for (final long number : gone) {
             unindex(number);
         }
-        for (final SealedBlock b : fresh) {
-            blocks.put(b.number(), new Applied(b.entry().id(), b.deleted()));
+        for (final Unit b : fresh) {
+            blocks.put(b.number(), new Applied(b.content(), b.deleted()));
             personsOf.put(b.number(), freshPersons.get(b.number()));
             for (final UUID person : freshPersons.get(b.number())) {
                 final long[] had = blocksOf.getOrDefault(person, new long[0]);
@@ -241,10 +264,10 @@ public final class FunnelProgress {
         weigh();
     }
 
-    private static EventBlock load(final StoredBlocks.Sealed source, final long projectId, final SealedBlock b) {
-        final EventBlock block = source.block(projectId, b.number(), b.entry());
+    private static EventBlock load(final Unit unit) {
+        final EventBlock block = unit.rows().get();
         if (block == null) {
-            throw new EventBlock.Gone("sealed block " + b.number() + " of project " + projectId + " was removed while a funnel read it");
+            throw new EventBlock.Gone("block " + (unit.number() >> 5) + " was removed while a funnel read it");
         }
         return block;
     }
@@ -275,7 +298,10 @@ public final class FunnelProgress {
     }
 
     private void weigh() {
-        long bytes = 256 + 96L * blocks.size();
+        long bytes = 256;
+        for (final Applied applied : blocks.values()) {
+            bytes += 96 + (applied.content() instanceof Bytes encoded ? encoded.get().length : 0);
+        }
         for (final UUID[] persons : personsOf.values()) {
             bytes += 48 + 8L * persons.length;
         }

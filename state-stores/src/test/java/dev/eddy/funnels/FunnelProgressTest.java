@@ -39,11 +39,21 @@ class FunnelProgressTest {
     private static final PropertyLookup NO_PROPERTIES = PropertyLookup.of(person -> Json.mapper().createObjectNode(),
             (type, key) -> Json.mapper().createObjectNode());
 
-    /** A partition's rows of the project: sealed blocks by number, and the rows of the block being filled. */
+    /** A sealed block's entry as the partition has it. */
+    private record Sealed(long number, BlockKeys.Sealed entry, BitSet deleted) {
+    }
+
+    /** Rows of the block being filled per part (its later rows are the tail, stored one by one). */
+    private static final int PART_ROWS = 128;
+
+    /**
+     * A partition's rows of the project: sealed blocks by number, and the rows of the block being filled (whole parts
+     * of {@link #PART_ROWS}, then the tail).
+     */
     private static final class Partition {
         final Random random;
         final List<UUID> people = new ArrayList<>();
-        final Map<Long, FunnelProgress.SealedBlock> sealed = new TreeMap<>();
+        final Map<Long, Sealed> sealed = new TreeMap<>();
         final Map<Long, EventBlock> content = new TreeMap<>();
         final List<EventBlock.Row> filling = new ArrayList<>();
         long nextBlock;
@@ -68,6 +78,9 @@ class FunnelProgressTest {
         void arrive(final int rows) {
             for (int i = 0; i < rows; i++) {
                 filling.add(row(people.get(random.nextInt(people.size()))));
+                if (filling.size() == 20 * PART_ROWS) {
+                    seal();
+                }
             }
         }
 
@@ -84,13 +97,13 @@ class FunnelProgressTest {
             rows.forEach(builder::add);
             final EventBlock block = builder.build();
             content.put(number, block);
-            sealed.put(number, new FunnelProgress.SealedBlock(number, new BlockKeys.Sealed(random.nextLong(), block.firstMicros(), block.lastMicros()),
+            sealed.put(number, new Sealed(number, new BlockKeys.Sealed(random.nextLong(), block.firstMicros(), block.lastMicros()),
                     new BitSet()));
         }
 
         /** Person {@code from} merged into {@code into}: its rows leave their blocks and are stored again as into's. */
         void merge(final UUID from, final UUID into) {
-            for (final FunnelProgress.SealedBlock b : List.copyOf(sealed.values())) {
+            for (final Sealed b : List.copyOf(sealed.values())) {
                 final EventBlock block = content.get(b.number());
                 final BitSet deleted = (BitSet) b.deleted().clone();
                 for (int r = 0; r < block.rows(); r++) {
@@ -100,7 +113,7 @@ class FunnelProgressTest {
                                 (ObjectNode) Json.mapper().createObjectNode().set("$browser", block.property("$browser").value(r))));
                     }
                 }
-                sealed.put(b.number(), new FunnelProgress.SealedBlock(b.number(), b.entry(), deleted));
+                sealed.put(b.number(), new Sealed(b.number(), b.entry(), deleted));
             }
             filling.replaceAll(row -> row.person().equals(from) ? new EventBlock.Row(row.timeMicros(), row.uuid(), into, row.distinctId(),
                     row.event(), row.groups(), row.properties()) : row);
@@ -118,14 +131,14 @@ class FunnelProgressTest {
                 content.remove(number);
                 return;
             }
-            final FunnelProgress.SealedBlock b = sealed.get(number);
+            final Sealed b = sealed.get(number);
             final BitSet deleted = (BitSet) b.deleted().clone();
             for (int r = 0; r < content.get(number).rows(); r++) {
                 if (random.nextInt(4) == 0) {
                     deleted.set(r);
                 }
             }
-            sealed.put(number, new FunnelProgress.SealedBlock(number, b.entry(), deleted));
+            sealed.put(number, new Sealed(number, b.entry(), deleted));
         }
 
         /** A block rebuilt (its store restored): the same rows under a new id. */
@@ -147,18 +160,31 @@ class FunnelProgressTest {
 
         StoredBlocks.Sealed source() {
             return (project, number, entry) -> {
-                final FunnelProgress.SealedBlock b = sealed.get(number);
+                final Sealed b = sealed.get(number);
                 return project == PROJECT && b != null && b.entry().id() == entry.id() ? content.get(number) : null;
             };
         }
 
-        List<FunnelProgress.UnsealedBlock> unsealed() {
-            if (filling.isEmpty()) {
-                return List.of();
+        /** The sealed blocks, then the whole parts of the block being filled, as a read finds them. */
+        List<FunnelProgress.Unit> units() {
+            final List<FunnelProgress.Unit> units = new ArrayList<>();
+            sealed.values().forEach(b -> units.add(FunnelProgress.Unit.sealed(PROJECT, b.number(), b.entry(), b.deleted(), source())));
+            for (int part = 0; (part + 1) * PART_ROWS <= filling.size(); part++) {
+                units.add(FunnelProgress.Unit.part(nextBlock, part, block(filling.subList(part * PART_ROWS, (part + 1) * PART_ROWS)).encode(),
+                        new BitSet()));
             }
+            return units;
+        }
+
+        List<FunnelProgress.UnsealedBlock> unsealed() {
+            final List<EventBlock.Row> tail = filling.subList(filling.size() / PART_ROWS * PART_ROWS, filling.size());
+            return tail.isEmpty() ? List.of() : List.of(new FunnelProgress.UnsealedBlock(block(tail), new BitSet()));
+        }
+
+        private static EventBlock block(final List<EventBlock.Row> rows) {
             final EventBlock.Builder builder = new EventBlock.Builder();
-            filling.forEach(builder::add);
-            return List.of(new FunnelProgress.UnsealedBlock(builder.build(), new BitSet()));
+            rows.forEach(builder::add);
+            return builder.build();
         }
 
         /** The funnel's answer evaluated afresh from every row. */
@@ -166,7 +192,7 @@ class FunnelProgressTest {
             final FunnelQuery.Partial partial = query.partial();
             final FunnelQuery.BlockRowsCollector collector = query.collector(NO_PROPERTIES, NOW);
             sealed.values().forEach(b -> collector.add(content.get(b.number()), b.deleted()));
-            unsealed().forEach(u -> collector.add(u.block(), u.deleted()));
+            collector.add(block(filling), new BitSet());
             collector.finish(partial);
             return partial;
         }
@@ -204,7 +230,7 @@ class FunnelProgressTest {
                 for (int q = 0; q < queries.size(); q++) {
                     final FunnelQuery query = queries.get(q);
                     final FunnelQuery.Partial kept = query.partial();
-                    progress.get(q).read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES,
+                    progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES,
                             NOW, () -> { }, kept);
                     assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, shaped.get(q)).isEqualTo(query.result(partition.fresh(query)));
                 }
@@ -229,7 +255,7 @@ class FunnelProgressTest {
             partition.seal();
         }
         partition.arrive(50);
-        progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+        progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { },
                 query.partial());
         assertThat(progress.persons()).isPositive();
 
@@ -238,8 +264,7 @@ class FunnelProgressTest {
         partition.seal();
         partition.merge(partition.people.get(0), partition.people.get(1));
         final AtomicInteger checks = new AtomicInteger();
-        assertThatThrownBy(() -> progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(),
-                NO_PROPERTIES, NOW, () -> {
+        assertThatThrownBy(() -> progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> {
                     if (checks.incrementAndGet() == 2) {
                         throw new IllegalStateException("cancelled");
                     }
@@ -247,13 +272,13 @@ class FunnelProgressTest {
         assertThat(progress.persons()).as("forgotten").isZero();
 
         // A block removed while a read uses it.
-        final List<FunnelProgress.SealedBlock> before = List.copyOf(partition.sealed.values());
-        partition.sealed.remove(before.get(0).number());
-        assertThatThrownBy(() -> progress.read(query, PROJECT, before, partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+        final List<FunnelProgress.Unit> before = partition.units();
+        partition.sealed.remove(partition.sealed.keySet().iterator().next());
+        assertThatThrownBy(() -> progress.read(query, before, partition.unsealed(), NO_PROPERTIES, NOW, () -> { },
                 query.partial())).isInstanceOf(EventBlock.Gone.class);
 
         final FunnelQuery.Partial again = query.partial();
-        progress.read(query, PROJECT, List.copyOf(partition.sealed.values()), partition.unsealed(), partition.source(), NO_PROPERTIES, NOW, () -> { },
+        progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { },
                 again);
         assertThat(query.result(again)).isEqualTo(query.result(partition.fresh(query)));
     }

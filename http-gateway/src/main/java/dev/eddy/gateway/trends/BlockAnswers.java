@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.util.BitSet;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.common.utils.Bytes;
 
 /**
  * What each sealed event block added to a query of some shape, kept between queries: Druid's per-segment result
@@ -27,8 +28,15 @@ import java.util.function.ToLongFunction;
  * the answer from its sealed rows, evaluated again only when those rows change.
  */
 final class BlockAnswers {
-    /** @param deleted never changed once in a key */
-    private record Key(long projectId, long block, long id, BitSet deleted, String shape) {
+    /**
+     * @param content what names the unit's rows: a sealed block's id, or a {@link Part}
+     * @param deleted never changed once in a key
+     */
+    private record Key(long projectId, long block, Object content, BitSet deleted, String shape) {
+    }
+
+    /** A part of a block being filled, named by its bytes as stored (written once; a block rebuilt writes others). */
+    record Part(int part, Bytes encoded) {
     }
 
     /** A funnel's progress over a partition's sealed blocks of a project. */
@@ -53,15 +61,19 @@ final class BlockAnswers {
             return;
         }
         this.answers = Caffeine.newBuilder().maximumWeight(maxBytes)
-                .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + 2L * shape(key).length()))
+                .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + keyBytes(key)))
                 .recordStats().build();
         if (registry != null) {
             CaffeineCacheMetrics.monitor(registry, answers, "block-answers");
         }
     }
 
-    private static String shape(final Object key) {
-        return key instanceof Key k ? k.shape() : ((ProgressKey) key).shape();
+    /** What a key holds besides its answer: its shape, and a part's bytes. */
+    private static long keyBytes(final Object key) {
+        if (key instanceof Key k) {
+            return 2L * k.shape().length() + (k.content() instanceof Part p ? p.encoded().get().length : 0);
+        }
+        return 2L * ((ProgressKey) key).shape().length();
     }
 
     /** Whether answers are kept at all. */
@@ -70,19 +82,20 @@ final class BlockAnswers {
     }
 
     /**
-     * The answer of the sealed block {@code entry} to queries of {@code shape}: kept, or worked out by
+     * The answer of a sealed block or a part of one being filled to queries of {@code shape}: kept, or worked out by
      * {@code answer} (null when the block is gone; nothing is kept then) and kept, weighed by {@code weight}.
      * Callers must not change what they get: other queries read it too.
      *
-     * @param deleted the block's rows not stored any more; must not be changed afterwards
+     * @param content a sealed block's id ({@link BlockKeys.Sealed#id}) or a {@link Part}
+     * @param deleted the rows not stored any more; must not be changed afterwards
      */
     @SuppressWarnings("unchecked")
-    <A> A answer(final String shape, final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+    <A> A answer(final String shape, final long projectId, final long block, final Object content, final BitSet deleted,
                  final Supplier<A> answer, final ToLongFunction<A> weight) {
         if (answers == null) {
             return answer.get();
         }
-        final Entry kept = answers.get(new Key(projectId, block, entry.id(), deleted, shape), k -> {
+        final Entry kept = answers.get(new Key(projectId, block, content, deleted, shape), k -> {
             final A found = answer.get();
             return found == null ? null : new Entry(found, weight.applyAsLong(found));
         });

@@ -187,6 +187,12 @@ public final class InsightQueryService {
                         control.check();
                         visitor.sealed(projectId, block, entry, deleted, source);
                     }
+
+                    @Override
+                    public void part(final long projectId, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                        control.check();
+                        visitor.part(projectId, block, part, encoded, deleted);
+                    }
                 });
     }
 
@@ -271,8 +277,9 @@ public final class InsightQueryService {
         }
 
         /**
-         * Sealed blocks' partials are kept ({@link BlockAnswers}) when the query's {@link TrendQuery#blockShape shape}
-         * alone decides them: a query asked again reads only the blocks sealed since, and those being filled.
+         * Sealed blocks' and parts' partials are kept ({@link BlockAnswers}) when the query's
+         * {@link TrendQuery#blockShape shape} alone decides them: a query asked again reads only what was written
+         * since (the blocks and parts it has not met, and the newest rows, stored one by one).
          */
         @Override
         public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
@@ -294,15 +301,29 @@ public final class InsightQueryService {
                             StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
                             return;
                         }
-                        final TrendQuery.Partial answer = answers.answer(shape.get(), project, block, entry, deleted, () -> {
+                        keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
                             final EventBlock found = source.block(project, block, entry);
-                            if (found == null) {
-                                return null;
-                            }
-                            final TrendQuery.Partial own = query.partial();
-                            query.add(own, found, deleted, properties, now);
-                            return own;
-                        }, TrendQuery.Partial::memoryBytes);
+                            return found == null ? null : answerOf(found, deleted);
+                        }, TrendQuery.Partial::memoryBytes));
+                    }
+
+                    @Override
+                    public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                        if (shape.isEmpty()) {
+                            StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
+                            return;
+                        }
+                        keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
+                                () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
+                    }
+
+                    private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
+                        final TrendQuery.Partial own = query.partial();
+                        query.add(own, block, deleted, properties, now);
+                        return own;
+                    }
+
+                    private void keep(final TrendQuery.Partial answer) {
                         if (answer != null) {
                             partial.merge(answer);
                         }
@@ -398,26 +419,31 @@ public final class InsightQueryService {
             final long rows = sealedRows(query, blocks);
             final Optional<String> shape = answers.enabled() ? query.progressShape() : Optional.empty();
             if (shape.isPresent() && rows <= ROWS_PER_SHARE) {
-                final List<FunnelProgress.SealedBlock> sealedBlocks = new java.util.ArrayList<>();
-                final List<FunnelProgress.UnsealedBlock> unsealed = new java.util.ArrayList<>();
+                final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
+                final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
                 try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
                     readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
                         @Override
                         public void block(final EventBlock block, final BitSet deleted) {
-                            unsealed.add(new FunnelProgress.UnsealedBlock(block, deleted));
+                            tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
                         }
 
                         @Override
                         public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
                                            final StoredBlocks.Sealed source) {
                             if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
-                                sealedBlocks.add(new FunnelProgress.SealedBlock(block, entry, deleted));
+                                units.add(FunnelProgress.Unit.sealed(project, block, entry, deleted, source));
                             }
+                        }
+
+                        @Override
+                        public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                            units.add(FunnelProgress.Unit.part(block, part, encoded, deleted));
                         }
                     });
                 }
-                answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, projectId, sealedBlocks, unsealed, sealed,
-                        properties, now, control::check, partial));
+                answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
+                        control::check, partial));
                 return;
             }
             final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
