@@ -73,7 +73,11 @@ final class EddyHttp {
                             }
                             return b.toString();
                         }))
-                        .toCompletionStage().toCompletableFuture().get();
+                        // A bound on the whole exchange: the pool has also been seen to leave a request unanswered
+                        // with the server idle (a curl to it answered at once), and a benchmark must end, not hang.
+                        .toCompletionStage().toCompletableFuture().get(QUERY_TIMEOUT_MS + CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (final java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException(method + " " + path + " got no answer within " + (QUERY_TIMEOUT_MS + CONNECT_TIMEOUT_MS) + " ms", e);
             } catch (final ExecutionException e) {
                 if (!(e.getCause() instanceof HttpClosedException || String.valueOf(e.getCause()).contains("onnect"))
                         || attempt == CONNECT_ATTEMPTS) {

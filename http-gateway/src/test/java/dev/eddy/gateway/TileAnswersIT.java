@@ -54,6 +54,9 @@ class TileAnswersIT extends EddyIT {
         final long tile = tileOf(BY_URL);
         final Map<String, String> expected = byUrl();
         assertThat(breakdown(trend(BY_URL))).isEqualTo(expected).isEqualTo(breakdown(trend(fresh(BY_URL))));
+        final long hitsOnce = hits();
+        assertThat(breakdown(trend(BY_URL))).as("asked a second time: answers kept from now on").isEqualTo(expected);
+        assertThat(hits()).as("nothing was kept for a question asked once").isEqualTo(hitsOnce);
         final long hitsBefore = hits();
         assertThat(breakdown(trend(BY_URL))).as("asked again").isEqualTo(expected);
         assertThat(hits()).as("the sealed blocks' answers (at least one per person) were kept and used").isGreaterThanOrEqualTo(hitsBefore + 3);
@@ -61,6 +64,7 @@ class TileAnswersIT extends EddyIT {
         assertThat(trend(PERSONS).path("result").path(0).path("data").toString()).isEqualTo(daily(3));
         final List<Long> steps = steps(FUNNEL);
         assertThat(steps).as("every person enters; some convert").hasSize(2).startsWith(3L).isEqualTo(steps(freshFunnel()));
+        assertThat(steps(FUNNEL)).as("asked a second time: progress kept from now on").isEqualTo(steps);
         final long funnelHits = hits();
         assertThat(steps(FUNNEL)).as("asked again").isEqualTo(steps);
         assertThat(hits()).as("the funnel's progress was kept").isGreaterThan(funnelHits);

@@ -30,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -230,13 +229,13 @@ public final class Scatter {
 
     /** One partition of a store, if this instance runs it as active (for {@link Part#read}). */
     public static <K, V> ReadOnlyKeyValueStore<K, V> partition(final StreamsApp app, final String store, final int partition) {
-        return app.<ReadOnlyKeyValueStore<K, V>>partitionStore(store, QueryableStoreTypes.keyValueStore(), partition)
+        return app.<ReadOnlyKeyValueStore<K, V>>partitionStore(store, new ResolvedKeyValueStore<>(), partition)
                 .orElseThrow(Scatter::rebalancing);
     }
 
     /** A global store, which every instance holds whole (for {@link Part#read}). */
     public static <K, V> ReadOnlyKeyValueStore<K, V> global(final StreamsApp app, final String store) {
-        return app.<ReadOnlyKeyValueStore<K, V>>localStore(store, QueryableStoreTypes.keyValueStore()).orElseThrow(Scatter::rebalancing);
+        return app.<ReadOnlyKeyValueStore<K, V>>localStore(store, new ResolvedKeyValueStore<>()).orElseThrow(Scatter::rebalancing);
     }
 
     /**

@@ -50,6 +50,8 @@ final class BlockAnswers {
     static final BlockAnswers NONE = new BlockAnswers(0, null);
 
     private final Cache<Object, Entry> answers;
+    /** Query shapes asked lately (per project and kind): answers are kept for a shape from its second ask on. */
+    private final Cache<String, Boolean> asked = Caffeine.newBuilder().maximumSize(10_000).expireAfterAccess(java.time.Duration.ofHours(1)).build();
 
     /**
      * @param maxBytes what the answers may take on the heap together; 0 keeps none
@@ -74,6 +76,15 @@ final class BlockAnswers {
             return 2L * k.shape().length() + (k.content() instanceof Part p ? p.encoded().get().length : 0);
         }
         return 2L * ((ProgressKey) key).shape().length();
+    }
+
+    /**
+     * Whether answers to {@code shape} are worth keeping: it was asked before, within the last hour (a dashboard's
+     * tile, a live dashboard, a query polled). A question asked once costs no more than without keeping, and fills no
+     * memory; asked again, its answers are kept from then on.
+     */
+    boolean askedBefore(final String shape) {
+        return answers != null && asked.asMap().putIfAbsent(shape, Boolean.TRUE) != null;
     }
 
     /** Whether answers are kept at all. */

@@ -69,6 +69,7 @@ public final class InsightQueryService {
     private final Scatter scatter;
     private final Duration timeout;
     private final MeterRegistry registry;
+    private final BlockAnswers answers;
 
     /**
      * Registers the trend, funnel and earliest-event partials with {@code scatter}.
@@ -85,7 +86,7 @@ public final class InsightQueryService {
         this.timeout = timeout;
         this.registry = registry;
         final BlockCache blocks = new BlockCache(blockCacheBytes, registry);
-        final BlockAnswers answers = new BlockAnswers(answerCacheBytes, registry);
+        this.answers = new BlockAnswers(answerCacheBytes, registry);
         for (final Kind kind : Kind.values()) {
             scatter.register(kind.path(), part(kind.engine, blocks, answers));
         }
@@ -130,9 +131,10 @@ public final class InsightQueryService {
 
     /**
      * One calculation as sent to every instance: the query with the moment it is "now" for, and the project's
-     * earliest event when {@code date_from: all} needs it, so every instance resolves the same date range.
+     * earliest event when {@code date_from: all} needs it, so every instance resolves the same date range; and whether
+     * answers are to be kept for the next query of its shape ({@link BlockAnswers#askedBefore}).
      */
-    record Request(Scope scope, JsonNode query, long nowMicros, Optional<Long> earliestMicros) {
+    record Request(Scope scope, JsonNode query, long nowMicros, Optional<Long> earliestMicros, boolean keep) {
         Instant now() {
             return TimelineEvent.instant(nowMicros);
         }
@@ -147,6 +149,7 @@ public final class InsightQueryService {
             body.set("query", query);
             body.put("now_micros", nowMicros);
             earliestMicros.ifPresent(e -> body.put("earliest_micros", e));
+            body.put("keep_answers", keep);
             return body;
         }
 
@@ -154,7 +157,8 @@ public final class InsightQueryService {
             final JsonNode s = json.path("scope");
             return new Request(new Scope(s.path("project_id").asLong(), s.path("timezone").asText("UTC"), s.path("week_start_day").asInt(0),
                     s.get("test_account_filters")), json.path("query"), json.path("now_micros").asLong(),
-                    json.hasNonNull("earliest_micros") ? Optional.of(json.get("earliest_micros").asLong()) : Optional.empty());
+                    json.hasNonNull("earliest_micros") ? Optional.of(json.get("earliest_micros").asLong()) : Optional.empty(),
+                    json.path("keep_answers").asBoolean(false));
         }
 
         Supplier<Optional<Instant>> earliest() {
@@ -223,6 +227,9 @@ public final class InsightQueryService {
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
         boolean overlaps(Q query, long firstMicros, long lastMicros);
+
+        /** What decides the answers kept for the query ({@link BlockAnswers}), if any may be kept. */
+        Optional<String> shape(Q query);
 
         P merge(P into, P other);
 
@@ -335,6 +342,11 @@ public final class InsightQueryService {
         @Override
         public boolean overlaps(final TrendQuery query, final long firstMicros, final long lastMicros) {
             return query.overlaps(firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final TrendQuery query) {
+            return query.blockShape();
         }
 
         @Override
@@ -477,6 +489,11 @@ public final class InsightQueryService {
             return query.overlaps(firstMicros, lastMicros);
         }
 
+        @Override
+        public Optional<String> shape(final FunnelQuery query) {
+            return query.progressShape();
+        }
+
         private static void evaluate(final FunnelQuery query, final FunnelQuery.Partial partial, final UUID person,
                                      final List<TimelineEvent> timeline, final PropertyLookup properties, final Instant now) {
             if (person == null || timeline.isEmpty()) {
@@ -526,7 +543,7 @@ public final class InsightQueryService {
         }
         final long now = TimelineEvent.micros(Instant.now());
         final AtomicBoolean needsEarliest = new AtomicBoolean();
-        final Request draft = new Request(scope, query, now, Optional.empty());
+        final Request draft = new Request(scope, query, now, Optional.empty(), false);
         final Q parsed;
         try {
             parsed = parsed(() -> engine.parse(draft, () -> {
@@ -537,14 +554,21 @@ public final class InsightQueryService {
             return Future.failedFuture(e);
         }
         if (!needsEarliest.get()) {
-            return scatter.<P>gather(kind.path(), draft.json(), control).map(whole -> engine.result(parsed, whole));
+            final Request request = new Request(scope, query, now, Optional.empty(), keep(kind, engine, parsed, project.id()));
+            return scatter.<P>gather(kind.path(), request.json(), control).map(whole -> engine.result(parsed, whole));
         }
         // date_from "all": the range starts at the project's earliest event, wherever it is.
         return scatter.<Optional<Long>>gather(EARLIEST, draft.json(), control).compose(earliest -> {
-            final Request request = new Request(scope, query, now, earliest);
-            final Q resolved = parsed(() -> engine.parse(request, request.earliest()));
+            final Q resolved = parsed(() -> engine.parse(new Request(scope, query, now, earliest, false),
+                    () -> earliest.map(TimelineEvent::instant)));
+            final Request request = new Request(scope, query, now, earliest, keep(kind, engine, resolved, project.id()));
             return scatter.<P>gather(kind.path(), request.json(), control).map(whole -> engine.result(resolved, whole));
         });
+    }
+
+    /** Whether every instance keeps its answers for this query: one of a shape that may be kept, asked before. */
+    private <Q> boolean keep(final Kind kind, final Engine<Q, ?> engine, final Q query, final long projectId) {
+        return engine.shape(query).map(shape -> answers.askedBefore(projectId + "\n" + kind + "\n" + shape)).orElse(false);
     }
 
     /** A kind of insight as a scatter partial over the timelines. */
@@ -640,7 +664,7 @@ public final class InsightQueryService {
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
                     engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
-                            timelines::get, properties, request.now(), control, answers, project, p);
+                            timelines::get, properties, request.now(), control, request.keep() ? answers : BlockAnswers.NONE, project, p);
                 }
                 continue;
             }
