@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -136,8 +137,10 @@ public final class FunnelProgress {
     private final Map<Long, Applied> blocks = new HashMap<>();
     /** Per block, the persons with funnel rows in it. */
     private final Map<Long, UUID[]> personsOf = new HashMap<>();
-    /** Per person, the blocks it has funnel rows in (ascending). */
-    private final Map<UUID, long[]> blocksOf = new HashMap<>();
+    /** Per person, its funnel rows: each the unit's number shifted by {@link #ROW_BITS}, or'ed with the row. */
+    private final Map<UUID, long[]> rowsOf = new HashMap<>();
+    /** Bits of a row number in an entry of {@link #rowsOf} (a block has at most 4,096 rows). */
+    private static final int ROW_BITS = 13;
     private final Map<UUID, Contribution> contributions = new HashMap<>();
     private long weight;
 
@@ -197,51 +200,50 @@ public final class FunnelProgress {
 
         // Their new content: every person with rows there changes.
         final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
-        final Map<Long, UUID[]> freshPersons = new HashMap<>();
+        final Map<Long, Map<UUID, long[]>> freshRows = new HashMap<>();
         for (final Unit b : fresh) {
             check.run();
             final EventBlock block = load(b);
             again.add(block, b.deleted());
-            final UUID[] persons = again.lastBlockActors().stream().map(UUID.class::cast).toArray(UUID[]::new);
-            freshPersons.put(b.number(), persons);
-            changed.addAll(Arrays.asList(persons));
+            freshRows.put(b.number(), rowsByPerson(again, b.number()));
+            changed.addAll(freshRows.get(b.number()).keySet());
             filling.add(block, b.deleted());
         }
         again.only(changed);
 
-        // The rest of the rows of the persons evaluated: from the blocks that did not change.
-        final Set<Long> rest = new TreeSet<>();
-        for (final Set<UUID> persons : List.of(changed, moving)) {
-            for (final UUID person : persons) {
-                for (final long number : blocksOf.getOrDefault(person, new long[0])) {
-                    if (!gone.contains(number) && current.containsKey(number)) {
-                        rest.add(number);
-                    }
-                }
-            }
-        }
+        // The rest of the rows of the persons evaluated, from the units that did not change: just those rows.
+        final Map<Long, IntList> againRows = new TreeMap<>();
+        final Map<Long, IntList> fillingRows = new TreeMap<>();
+        collect(changed, gone, current, againRows);
+        collect(moving, gone, current, fillingRows);
+        final Set<Long> rest = new TreeSet<>(againRows.keySet());
+        rest.addAll(fillingRows.keySet());
         for (final long number : rest) {
             check.run();
             final Unit b = current.get(number);
             final EventBlock block = load(b);
-            again.add(block, b.deleted());
-            filling.add(block, b.deleted());
+            if (againRows.containsKey(number)) {
+                again.add(block, b.deleted(), againRows.get(number).sorted());
+            }
+            if (fillingRows.containsKey(number)) {
+                filling.add(block, b.deleted(), fillingRows.get(number).sorted());
+            }
         }
 
-        // Kept from now on: the blocks as they are, who has rows where, and the changed persons' contributions.
+        // Kept from now on: the units as they are, whose rows are where, and the changed persons' contributions.
         for (final long number : gone) {
             unindex(number);
         }
         for (final Unit b : fresh) {
             blocks.put(b.number(), new Applied(b.content(), b.deleted()));
-            personsOf.put(b.number(), freshPersons.get(b.number()));
-            for (final UUID person : freshPersons.get(b.number())) {
-                final long[] had = blocksOf.getOrDefault(person, new long[0]);
-                final long[] has = Arrays.copyOf(had, had.length + 1);
-                has[had.length] = b.number();
-                Arrays.sort(has);
-                blocksOf.put(person, has);
-            }
+            final Map<UUID, long[]> byPerson = freshRows.get(b.number());
+            personsOf.put(b.number(), byPerson.keySet().toArray(UUID[]::new));
+            byPerson.forEach((person, rows) -> {
+                final long[] had = rowsOf.getOrDefault(person, new long[0]);
+                final long[] has = Arrays.copyOf(had, had.length + rows.length);
+                System.arraycopy(rows, 0, has, had.length, rows.length);
+                rowsOf.put(person, has);
+            });
         }
         for (final UUID person : changed) {
             contributions.remove(person);
@@ -264,6 +266,49 @@ public final class FunnelProgress {
         weigh();
     }
 
+    /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link #rowsOf} entries. */
+    private static Map<UUID, long[]> rowsByPerson(final FunnelQuery.BlockRowsCollector collector, final long number) {
+        final Map<UUID, IntList> rows = new HashMap<>();
+        final FunnelQuery.RowsTaken taken = collector.lastBlockRows();
+        for (int i = 0; i < taken.size(); i++) {
+            rows.computeIfAbsent((UUID) collector.actorKey(taken.actor(i)), p -> new IntList()).add(taken.row(i));
+        }
+        final Map<UUID, long[]> entries = new HashMap<>();
+        rows.forEach((person, list) -> entries.put(person, Arrays.stream(list.sorted()).mapToLong(r -> number << ROW_BITS | r).toArray()));
+        return entries;
+    }
+
+    /** The rows of {@code persons} in units still there and unchanged, per unit. */
+    private void collect(final Set<UUID> persons, final Set<Long> gone, final Map<Long, Unit> current, final Map<Long, IntList> into) {
+        for (final UUID person : persons) {
+            for (final long entry : rowsOf.getOrDefault(person, new long[0])) {
+                final long number = entry >>> ROW_BITS;
+                if (!gone.contains(number) && current.containsKey(number)) {
+                    into.computeIfAbsent(number, n -> new IntList()).add((int) (entry & ((1 << ROW_BITS) - 1)));
+                }
+            }
+        }
+    }
+
+    /** A growable list of ints. */
+    private static final class IntList {
+        private int[] values = new int[8];
+        private int size;
+
+        void add(final int value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        int[] sorted() {
+            final int[] out = Arrays.copyOf(values, size);
+            Arrays.sort(out);
+            return out;
+        }
+    }
+
     private static EventBlock load(final Unit unit) {
         final EventBlock block = unit.rows().get();
         if (block == null) {
@@ -279,12 +324,12 @@ public final class FunnelProgress {
             return;
         }
         for (final UUID person : persons) {
-            final long[] had = blocksOf.get(person);
-            final long[] has = Arrays.stream(had).filter(n -> n != number).toArray();
+            final long[] had = rowsOf.get(person);
+            final long[] has = Arrays.stream(had).filter(entry -> entry >>> ROW_BITS != number).toArray();
             if (has.length == 0) {
-                blocksOf.remove(person);
+                rowsOf.remove(person);
             } else {
-                blocksOf.put(person, has);
+                rowsOf.put(person, has);
             }
         }
     }
@@ -292,7 +337,7 @@ public final class FunnelProgress {
     private void forget() {
         blocks.clear();
         personsOf.clear();
-        blocksOf.clear();
+        rowsOf.clear();
         contributions.clear();
         weight = 0;
     }
@@ -305,7 +350,7 @@ public final class FunnelProgress {
         for (final UUID[] persons : personsOf.values()) {
             bytes += 48 + 8L * persons.length;
         }
-        for (final long[] numbers : blocksOf.values()) {
+        for (final long[] numbers : rowsOf.values()) {
             bytes += 120 + 8L * numbers.length;
         }
         for (final Contribution c : contributions.values()) {

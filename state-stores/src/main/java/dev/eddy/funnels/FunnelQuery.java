@@ -482,6 +482,7 @@ public final class FunnelQuery {
         private java.util.Set<?> only;
         /** The actors the last {@link #add} took rows of, in the order met. */
         private final List<Object> lastBlockActors = new ArrayList<>();
+        private final RowsTaken lastBlockRows = new RowsTaken();
 
         private BlockRowsCollector(final PropertyLookup properties, final Instant now, final int share, final int shares) {
             this.properties = properties;
@@ -500,6 +501,16 @@ public final class FunnelQuery {
             return lastBlockActors;
         }
 
+        /** The rows the last {@link #add} took, each with its actor ({@link #actorKey(int)}), in row order. */
+        RowsTaken lastBlockRows() {
+            return lastBlockRows;
+        }
+
+        /** The actor (a person's uuid, a group's key) of an index {@link #lastBlockRows} gives. */
+        Object actorKey(final int actor) {
+            return actorKeys.get(actor);
+        }
+
         /** The actors taken so far, in the order met. */
         List<Object> actors() {
             return actorKeys;
@@ -507,7 +518,16 @@ public final class FunnelQuery {
 
         /** Adds the rows of {@code block} but the {@code deleted} ones. */
         public void add(final EventBlock block, final BitSet deleted) {
+            add(block, deleted, null);
+        }
+
+        /**
+         * Adds rows {@code taken} of {@code block} (ascending; none of them deleted), or all rows but the
+         * {@code deleted} ones when {@code taken} is null.
+         */
+        void add(final EventBlock block, final BitSet deleted, final int[] taken) {
             lastBlockActors.clear();
+            lastBlockRows.clear();
             if (block.rows() == 0 || block.lastMicros() < first || block.firstMicros() > last) {
                 return;
             }
@@ -547,7 +567,9 @@ public final class FunnelQuery {
             final EventBlock.Column actors = groupColumn != null ? groupColumn : block.persons();
             final int[] actorOf = new int[actors.size()];
             java.util.Arrays.fill(actorOf, NOT_YET);
-            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+            int next = 0;
+            for (int r = taken == null ? deleted.nextClearBit(0) : taken.length > 0 ? taken[0] : block.rows(); r < block.rows();
+                 r = taken == null ? deleted.nextClearBit(r + 1) : ++next < taken.length ? taken[next] : block.rows()) {
                 final int code = names.code(r);
                 if (!wanted[code]) {
                     continue;
@@ -599,6 +621,7 @@ public final class FunnelQuery {
                     lastBlockActors.add(key);
                 }
                 add(actorOf[actorCode], t, uuid, event);
+                lastBlockRows.add(actorOf[actorCode], r);
             }
         }
 
@@ -696,6 +719,38 @@ public final class FunnelQuery {
                 c = Long.compareUnsigned(uuidHigh[a], uuidHigh[b]);
             }
             return (c != 0 ? c : Long.compareUnsigned(uuidLow[a], uuidLow[b])) < 0;
+        }
+    }
+
+    /** Rows a collector took from one block: each row's actor index and row number, in row order. */
+    static final class RowsTaken {
+        private int[] actors = new int[256];
+        private int[] rows = new int[256];
+        private int size;
+
+        void clear() {
+            size = 0;
+        }
+
+        void add(final int actor, final int row) {
+            if (size == rows.length) {
+                actors = java.util.Arrays.copyOf(actors, size * 2);
+                rows = java.util.Arrays.copyOf(rows, size * 2);
+            }
+            actors[size] = actor;
+            rows[size++] = row;
+        }
+
+        int size() {
+            return size;
+        }
+
+        int actor(final int i) {
+            return actors[i];
+        }
+
+        int row(final int i) {
+            return rows[i];
         }
     }
 
