@@ -18,7 +18,9 @@ import java.util.Map;
  * ({@link InsightsEvents}) loaded into both, in one run: a daily {@code $pageview} trend, the same filtered on
  * {@code $browser} and broken down by {@code $current_url}, and an ordered 3-step funnel. Every answer of Eddy's must
  * equal DuckDB's (a MISMATCH fails the run); then warm-ups and {@code --repeats} alternating runs per query give p50
- * and p90 on both engines and their ratio against the issue's targets. Also prints the load's rate and, after it,
+ * and p90 on both engines and their ratio against the issue's targets (ad-hoc queries in a shape of their own each
+ * run: {@link InsightQuery#bodyForRun}); then a dashboard of the filtered trend and the funnel as tiles, refreshed
+ * ({@code refresh=force_blocking}) against DuckDB answering both. Also prints the load's rate and, after it,
  * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them.
  *
  * <p>Usage: {@code InsightsBenchmark --gateway URL --token phc_... --key phx_... [--events 1000000] [--persons 50000]
