@@ -46,6 +46,11 @@ public final class FunnelProgress {
      * @param rows    the rows, read when needed (null once gone)
      */
     public record Unit(long number, Object content, BitSet deleted, Supplier<EventBlock> rows) {
+        /** Whether this is a sealed block (not a part of one being filled). */
+        public boolean isSealed() {
+            return (number & 31) == 0;
+        }
+
         /** Sealed block {@code block} of a project, read from {@code source}. */
         public static Unit sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
                                   final StoredBlocks.Sealed source) {
@@ -257,13 +262,16 @@ public final class FunnelProgress {
         check.run();
 
         final int periodCount = query.periodCells();
-        contributions.forEach((person, c) -> {
-            if (!moving.contains(person)) {
-                c.addTo(into, periodCount);
+        // Every person's part, weighed on the way (the progress is weighed after each read).
+        long contributionBytes = 0;
+        for (final Map.Entry<UUID, Contribution> kept : contributions.entrySet()) {
+            if (!moving.contains(kept.getKey())) {
+                kept.getValue().addTo(into, periodCount);
             }
-        });
+            contributionBytes += 48 + kept.getValue().memoryBytes();
+        }
         filling.finish(into);
-        weigh();
+        weigh(contributionBytes);
     }
 
     /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link #rowsOf} entries. */
@@ -342,7 +350,7 @@ public final class FunnelProgress {
         weight = 0;
     }
 
-    private void weigh() {
+    private void weigh(final long contributionBytes) {
         long bytes = 256;
         for (final Applied applied : blocks.values()) {
             bytes += 96 + (applied.content() instanceof Bytes encoded ? encoded.get().length : 0);
@@ -353,10 +361,7 @@ public final class FunnelProgress {
         for (final long[] numbers : rowsOf.values()) {
             bytes += 120 + 8L * numbers.length;
         }
-        for (final Contribution c : contributions.values()) {
-            bytes += 48 + c.memoryBytes();
-        }
-        weight = bytes;
+        weight = bytes + contributionBytes;
     }
 
     /** About what this progress takes on the heap, as of its last read. */

@@ -46,9 +46,6 @@ final class BlockAnswers {
     private record Entry(Object answer, long weight) {
     }
 
-    /** Nothing kept: every query reads every block it needs. */
-    static final BlockAnswers NONE = new BlockAnswers(0, null);
-
     private final Cache<Object, Entry> answers;
     /** Query shapes asked lately (per project and kind): answers are kept for a shape from its second ask on. */
     private final Cache<String, Boolean> asked = Caffeine.newBuilder().maximumSize(10_000).expireAfterAccess(java.time.Duration.ofHours(1)).build();

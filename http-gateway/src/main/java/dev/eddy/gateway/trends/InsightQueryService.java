@@ -220,10 +220,12 @@ public final class InsightQueryService {
         /**
          * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
          * hold every event of the partition ({@link #scan} reads its timelines until then).
+         *
+         * @param kept the query's {@link #shape} when its answers are kept in {@code answers} for the next query of it
          */
         void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
                         Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control, BlockAnswers answers,
-                        long projectId, int partition);
+                        Optional<String> kept, long projectId, int partition);
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
         boolean overlaps(Q query, long firstMicros, long lastMicros);
@@ -291,9 +293,8 @@ public final class InsightQueryService {
         @Override
         public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control, final BlockAnswers answers, final long projectId,
-                               final int partition) {
-            final Optional<String> shape = answers.enabled() ? query.blockShape() : Optional.empty();
+                               final Instant now, final QueryControl control, final BlockAnswers answers, final Optional<String> shape,
+                               final long projectId, final int partition) {
             try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
                 readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
                     @Override
@@ -426,11 +427,11 @@ public final class InsightQueryService {
         @Override
         public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
                                final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control, final BlockAnswers answers, final long projectId,
-                               final int partition) {
-            final long rows = sealedRows(query, blocks);
-            final Optional<String> shape = answers.enabled() ? query.progressShape() : Optional.empty();
-            if (shape.isPresent() && rows <= ROWS_PER_SHARE) {
+                               final Instant now, final QueryControl control, final BlockAnswers answers, final Optional<String> shape,
+                               final long projectId, final int partition) {
+            final long rows;
+            if (shape.isPresent()) {
+                // One walk of the entries finds both the units to keep progress over and the rows they hold.
                 final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
                 final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
                 try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
@@ -454,9 +455,14 @@ public final class InsightQueryService {
                         }
                     });
                 }
-                answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
-                        control::check, partial));
-                return;
+                rows = units.stream().filter(FunnelProgress.Unit::isSealed).count() * BlockKeys.ROWS;
+                if (rows <= ROWS_PER_SHARE) {
+                    answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
+                            control::check, partial));
+                    return;
+                }
+            } else {
+                rows = sealedRows(query, blocks);
             }
             final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
             for (int share = 0; share < shares; share++) {
@@ -650,6 +656,7 @@ public final class InsightQueryService {
                                  final StreamsApp app, final List<Integer> partitions, final QueryControl control) {
         final P partial = engine.partial(query);
         final long project = request.scope().projectId();
+        final Optional<String> kept = request.keep() && answers.enabled() ? engine.shape(query) : Optional.empty();
         final ReadOnlyKeyValueStore<String, GroupState> groups = Scatter.global(app, StoreNames.GROUPS_GLOBAL);
         for (final int p : partitions) {
             control.check();
@@ -664,7 +671,7 @@ public final class InsightQueryService {
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
                     engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
-                            timelines::get, properties, request.now(), control, request.keep() ? answers : BlockAnswers.NONE, project, p);
+                            timelines::get, properties, request.now(), control, answers, kept, project, p);
                 }
                 continue;
             }
