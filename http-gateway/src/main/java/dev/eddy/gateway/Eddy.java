@@ -48,13 +48,14 @@ import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.gateway.streams.StreamsGauges;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.Instances;
 import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
+import dev.eddy.query.StoreMeters;
+import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.gateway.users.UserRepository;
 import dev.eddy.gateway.users.UserRoutes;
 import dev.eddy.topology.EddyTopics;
@@ -66,7 +67,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -200,10 +200,7 @@ public final class Eddy implements AutoCloseable {
             }
             streams.set(app);
             closeables.add(app);
-            final KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(app.streams());
-            streamsMetrics.bindTo(registry);
-            closeables.add(streamsMetrics);
-            StreamsGauges.bind(app, registry);
+            closeables.add(StoreMeters.bind(app, registry));
             // Closed before the streams instance: its tombstone tells gateways to stop asking it at once.
             closeables.add(new Instances.Announcer(config.kafka(), topics.instances().name(), advertised(), app::isQueryable));
         }
@@ -234,8 +231,8 @@ public final class Eddy implements AutoCloseable {
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
-        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(), config.insights().blockCache(),
-                config.insights().answerCache(), registry);
+        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(),
+                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry), registry);
         final ProjectChanges changes = ProjectChanges.register(scatter);
         final PersonsService persons = new PersonsService(scatter, reads);
         final EventCountService eventCounts = new EventCountService(scatter);

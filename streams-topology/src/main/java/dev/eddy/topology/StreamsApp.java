@@ -73,7 +73,7 @@ public final class StreamsApp implements AutoCloseable {
     }
 
     /** Where a key lives: the instance running its partition, and the partition. */
-    public record Owner(HostInfo host, int partition) {
+    public record Owner(Endpoint host, int partition) {
     }
 
     /** The owner of each partition of a key topic, as of one assignment. */
@@ -231,6 +231,11 @@ public final class StreamsApp implements AutoCloseable {
         return state.get();
     }
 
+    /** The instance's state by Kafka Streams' name for it ({@code RUNNING}, {@code REBALANCING}, ...), as health reports it. */
+    public String stateName() {
+        return state.get().name();
+    }
+
     /** How many times this instance entered a rebalance (its first assignment included). */
     public long rebalances() {
         return rebalances.get();
@@ -292,7 +297,7 @@ public final class StreamsApp implements AutoCloseable {
     }
 
     /** Where copies of a key's partition are kept besides the active one: the standby hosts and the partition. */
-    public record Standbys(java.util.Set<HostInfo> hosts, int partition) {
+    public record Standbys(java.util.Set<Endpoint> hosts, int partition) {
     }
 
     /** The standby copies of {@code routingKey}'s partition of {@code storeName}; empty while unknown. */
@@ -304,7 +309,8 @@ public final class StreamsApp implements AutoCloseable {
         if (meta == null || KeyQueryMetadata.NOT_AVAILABLE.equals(meta) || meta.standbyHosts().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Standbys(meta.standbyHosts(), meta.partition()));
+        return Optional.of(new Standbys(meta.standbyHosts().stream().map(Endpoint::of).collect(java.util.stream.Collectors.toSet()),
+                meta.partition()));
     }
 
     /** Every instance that hosts a partition of {@code storeName}, this one included. */
@@ -340,13 +346,13 @@ public final class StreamsApp implements AutoCloseable {
                 if (fresh.isPresent()) {
                     LOG.warn("routing table of {} disagrees with Kafka Streams' metadata; not cached", storeName);
                 }
-                return Optional.of(new Owner(truth.activeHost(), truth.partition()));
+                return Optional.of(new Owner(Endpoint.of(truth.activeHost()), truth.partition()));
             }
             table = fresh.get();
             cache(storeName, table, built);
         }
         final int partition = table.partition(key);
-        return Optional.of(new Owner(table.owners()[partition], partition));
+        return Optional.of(new Owner(Endpoint.of(table.owners()[partition]), partition));
     }
 
     /**
@@ -354,7 +360,7 @@ public final class StreamsApp implements AutoCloseable {
      * empty while that is not known (not running, rebalancing). A query over the whole store asks each instance
      * for exactly its partitions, so no partition is read twice or missed.
      */
-    public Optional<Map<HostInfo, java.util.List<Integer>>> partitionsByOwner(final String storeName) {
+    public Optional<Map<Endpoint, java.util.List<Integer>>> partitionsByOwner(final String storeName) {
         if (!isQueryable()) {
             return Optional.empty();
         }
@@ -369,9 +375,9 @@ public final class StreamsApp implements AutoCloseable {
             cache(storeName, cached, built);
         }
         return Optional.of(cached).filter(table -> table.owners().length >= partitions).map(table -> {
-            final Map<HostInfo, java.util.List<Integer>> byOwner = new HashMap<>();
+            final Map<Endpoint, java.util.List<Integer>> byOwner = new HashMap<>();
             for (int p = 0; p < table.owners().length; p++) {
-                byOwner.computeIfAbsent(table.owners()[p], h -> new java.util.ArrayList<>()).add(p);
+                byOwner.computeIfAbsent(Endpoint.of(table.owners()[p]), h -> new java.util.ArrayList<>()).add(p);
             }
             return byOwner;
         });

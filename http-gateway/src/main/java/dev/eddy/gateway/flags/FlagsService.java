@@ -10,10 +10,9 @@ import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.groups.GroupState;
-import dev.eddy.groups.GroupTypes;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
-import dev.eddy.stores.StoreNames;
+import dev.eddy.query.GlobalJsonRead;
 import io.vertx.core.Future;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
  * Evaluates a project's feature flags for one user, as {@code /decide} and {@code /flags} answer: definitions from
@@ -35,7 +32,6 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  */
 public final class FlagsService {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FlagsService.class);
-    private static final StringSerializer KEYS = new StringSerializer();
 
     /**
      * How long a project's parsed definitions and group types are reused before they are read again: every request
@@ -219,19 +215,8 @@ public final class FlagsService {
      * streams-only instance answers them for the gateways.
      */
     public static void registerReads(final Scatter scatter) {
-        scatter.register(DEFINITIONS, Scatter.<String, JsonNode>globalJson(StoreNames.FLAG_DEFINITIONS, (store, request) -> {
-            final com.fasterxml.jackson.databind.node.ArrayNode found = Json.mapper().createArrayNode();
-            try (KeyValueIterator<String, JsonNode> it = store.prefixScan(request.path("project_id").asLong() + ":", KEYS)) {
-                it.forEachRemaining(kv -> found.add(kv.value));
-            }
-            return found;
-        }));
-        scatter.register(GROUP_TYPES, Scatter.<String, GroupTypes>globalJson(StoreNames.GROUP_TYPES, (store, request) -> {
-            final ObjectNode byIndex = Json.mapper().createObjectNode();
-            Optional.ofNullable(store.get(Long.toString(request.path("project_id").asLong())))
-                    .ifPresent(t -> t.types().forEach((name, index) -> byIndex.put(Integer.toString(index), name)));
-            return byIndex;
-        }));
+        scatter.register(DEFINITIONS, GlobalJsonRead.flagDefinitions());
+        scatter.register(GROUP_TYPES, GlobalJsonRead.groupTypes());
     }
 
     /** Whether the project has a live, active flag (remote config's {@code hasFeatureFlags}). */

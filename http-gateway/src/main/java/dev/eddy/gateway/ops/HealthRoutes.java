@@ -74,7 +74,7 @@ public final class HealthRoutes {
             }
             if (runsStreams) {
                 final Optional<String> failure = streamsFailure.get();
-                final String state = streams.get().map(s -> s.state().name()).orElse(failure.isPresent() ? "FAILED" : "NOT_STARTED");
+                final String state = streams.get().map(StreamsApp::stateName).orElse(failure.isPresent() ? "FAILED" : "NOT_STARTED");
                 checks.put("streams", state);
                 failure.ifPresent(reason -> checks.put("streams_failure", reason));
                 ready = "RUNNING".equals(state);

@@ -28,7 +28,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,11 +52,6 @@ public final class Instances {
     }
 
     /** Publishes this streams instance's address and readiness, and a tombstone when it closes. */
-    /** An instance's {@code host:port}, as it advertises itself ({@code application.server}). */
-    public static String address(final HostInfo host) {
-        return host.host() + ":" + host.port();
-    }
-
     public static final class Announcer implements AutoCloseable {
         private final KafkaProducer<String, String> producer;
         private final String topic;

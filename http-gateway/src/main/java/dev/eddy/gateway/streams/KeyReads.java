@@ -6,6 +6,9 @@ import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
+import dev.eddy.query.PartitionUnavailable;
+import dev.eddy.query.Stores;
+import dev.eddy.topology.Endpoint;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -27,11 +30,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.HostInfo;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Point reads of the partitioned stores, answered by the instance that owns the key. Kafka Streams' metadata names
@@ -121,12 +121,12 @@ public final class KeyReads {
         } catch (final ApiError e) {
             return Future.failedFuture(e);
         }
-        final String address = Instances.address(owner.host());
+        final String address = owner.host().address();
         final Future<Optional<V>> active;
         if (address.equals(self.get())) {
             Future<Optional<V>> local;
             try {
-                local = Future.succeededFuture(readLocal(app, store, owner.partition(), key));
+                local = Future.succeededFuture(readActive(app, store, OptionalInt.of(owner.partition()), key));
             } catch (final ApiError e) {
                 local = Future.failedFuture(e);
             }
@@ -151,8 +151,8 @@ public final class KeyReads {
         if (standbys.isEmpty()) {
             return Future.failedFuture(activeError);
         }
-        for (final HostInfo host : standbys.get().hosts()) {
-            if (Instances.address(host).equals(self.get())) {
+        for (final Endpoint host : standbys.get().hosts()) {
+            if (host.address().equals(self.get())) {
                 try {
                     return Future.succeededFuture(readStale(app, store, standbys.get().partition(), key));
                 } catch (final ApiError e) {
@@ -160,7 +160,7 @@ public final class KeyReads {
                 }
             }
         }
-        final HostInfo other = standbys.get().hosts().iterator().next();
+        final Endpoint other = standbys.get().hosts().iterator().next();
         standbyReads.increment();
         return forward(other, store, routingKey, key, "&stale_partition=" + standbys.get().partition())
                 .recover(e -> Future.failedFuture(activeError));
@@ -168,14 +168,9 @@ public final class KeyReads {
 
     /** The key from this instance's copy of the partition, active or standby. */
     private static <V> Optional<V> readStale(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
-        return read(() -> app.staleStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore(), partition), key);
-    }
-
-    private static <V> Optional<V> read(final Supplier<Optional<ReadOnlyKeyValueStore<String, V>>> partition, final String key) {
         try {
-            return Optional.ofNullable(partition.get().orElseThrow(KeyReads::notReady).get(key));
-        } catch (final InvalidStateStoreException e) {
-            // The partition moved (rebalance) or is restoring.
+            return Stores.getStale(app, store.name(), partition, key);
+        } catch (final PartitionUnavailable e) {
             throw notReady();
         }
     }
@@ -189,8 +184,7 @@ public final class KeyReads {
             return handOver(directory.get(), store, key, key, HAND_OVER_TRIES);
         }
         try {
-            return Future.succeededFuture(read(() -> running().localStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore()),
-                    key));
+            return Future.succeededFuture(readActive(running(), store, OptionalInt.empty(), key));
         } catch (final ApiError e) {
             return Future.failedFuture(e);
         }
@@ -209,7 +203,7 @@ public final class KeyReads {
             return Future.failedFuture(ApiError.unavailable("no_streams_instance",
                     "No streams instance is answering queries yet; retry shortly.", RETRY_AFTER_SECONDS));
         }
-        return forward(HostInfo.buildFromEndpoint(address.get()), store, routingKey, key, ROUTED).recover(e -> {
+        return forward(Endpoint.of(address.get()), store, routingKey, key, ROUTED).recover(e -> {
             if (!(e instanceof ApiError error) || error.status() != 503 || tries <= 1) {
                 return Future.failedFuture(e);
             }
@@ -236,16 +230,20 @@ public final class KeyReads {
         return app.ownerOf(store.name(), routingKey).orElseThrow(KeyReads::notReady);
     }
 
-    /** The key from this instance's active copy of the partition. */
-    private static <V> Optional<V> readLocal(final StreamsApp app, final Readable<V> store, final int partition, final String key) {
-        return read(() -> app.partitionStore(store.name(), QueryableStoreTypes.<String, V>keyValueStore(), partition), key);
+    /** The key from this instance's active copy of the partition ({@code partition} empty: of a global store). */
+    private static <V> Optional<V> readActive(final StreamsApp app, final Readable<V> store, final OptionalInt partition, final String key) {
+        try {
+            return Stores.get(app, store.name(), partition, key);
+        } catch (final PartitionUnavailable e) {
+            throw notReady();
+        }
     }
 
     /**
      * @param how empty to read the owner's active copy, {@code &stale_partition=p} to read a standby copy of
      *            partition {@code p}, or {@link #ROUTED} to have the instance read it wherever it lives
      */
-    private <V> Future<Optional<V>> forward(final HostInfo host, final Readable<V> store, final String routingKey,
+    private <V> Future<Optional<V>> forward(final Endpoint host, final Readable<V> store, final String routingKey,
                                             final String key, final String how) {
         final Timer.Sample sample = Timer.start();
         final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key) + how;
@@ -318,10 +316,10 @@ public final class KeyReads {
         }
         final StreamsApp.Owner owner = owner(app, store, routingKey);
         // Never forwarded a second time: two instances with different views of a rebalance could bounce a read.
-        if (!Instances.address(owner.host()).equals(self.get())) {
+        if (!owner.host().address().equals(self.get())) {
             throw ApiError.unavailable("not_owner", "This instance no longer holds that key; retry.", RETRY_AFTER_SECONDS);
         }
-        final Optional<?> value = readLocal(app, store, owner.partition(), key);
+        final Optional<?> value = readActive(app, store, OptionalInt.of(owner.partition()), key);
         if (value.isEmpty()) {
             throw ApiError.notFound("No such key.");
         }

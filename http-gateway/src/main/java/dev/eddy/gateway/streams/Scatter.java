@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.serde.Json;
+import dev.eddy.query.InvalidQuery;
+import dev.eddy.query.PartitionRead;
+import dev.eddy.query.PartitionUnavailable;
+import dev.eddy.topology.Endpoint;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -28,9 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.HostInfo;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,34 +59,6 @@ public final class Scatter {
     private static final int RETRY_AFTER_SECONDS = 1;
     private static final int MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
-    /**
-     * One kind of partial: how an instance reads its partitions, and how partials travel and merge.
-     *
-     * @param <P> the partial
-     */
-    public interface Part<P> {
-        /** The partitioned store whose partitions are split among the instances, or the global store read. */
-        String store();
-
-        /** Whether {@link #store()} is a global store, read whole on one instance ({@code partitions} is then empty). */
-        default boolean global() {
-            return false;
-        }
-
-        /**
-         * Reads this instance's {@code partitions} (on a worker thread; blocking reads are fine).
-         *
-         * @throws InvalidStateStoreException when a partition is not (or no longer) active here
-         */
-        P read(StreamsApp app, List<Integer> partitions, JsonNode request, QueryControl control);
-
-        byte[] encode(P partial);
-
-        P decode(JsonNode request, byte[] bytes);
-
-        P merge(P into, P other);
-    }
-
     private final Vertx vertx;
     private final Supplier<Optional<StreamsApp>> streams;
     private final Supplier<String> self;
@@ -93,7 +66,7 @@ public final class Scatter {
     private final Optional<Instances.Directory> directory;
     private final HttpClient client;
     private final MeterRegistry registry;
-    private final Map<String, Part<?>> parts = new ConcurrentHashMap<>();
+    private final Map<String, PartitionRead<?>> parts = new ConcurrentHashMap<>();
 
     /**
      * @param streams   the streams instance in this process, once started, if its role runs one
@@ -112,7 +85,7 @@ public final class Scatter {
     }
 
     /** Makes a kind of partial known to this instance, both to ask for it and to answer it. */
-    public void register(final String kind, final Part<?> part) {
+    public void register(final String kind, final PartitionRead<?> part) {
         if (parts.putIfAbsent(kind, part) != null) {
             throw new IllegalStateException("partial kind " + kind + " is registered twice");
         }
@@ -121,7 +94,7 @@ public final class Scatter {
     /** The whole: every instance's partial of {@code kind} for {@code request}, merged. */
     @SuppressWarnings("unchecked")
     public <P> Future<P> gather(final String kind, final JsonNode request, final QueryControl control) {
-        final Part<P> part = (Part<P>) parts.get(kind);
+        final PartitionRead<P> part = (PartitionRead<P>) parts.get(kind);
         if (part == null) {
             throw new IllegalArgumentException("unknown partial kind " + kind);
         }
@@ -139,9 +112,9 @@ public final class Scatter {
         });
     }
 
-    private <P> Future<P> attempt(final String kind, final Part<P> part, final JsonNode request, final QueryControl control) {
+    private <P> Future<P> attempt(final String kind, final PartitionRead<P> part, final JsonNode request, final QueryControl control) {
         final StreamsApp app;
-        final Map<HostInfo, List<Integer>> owners;
+        final Map<Endpoint, List<Integer>> owners;
         try {
             control.check();
             final Optional<StreamsApp> local = streams.get();
@@ -157,18 +130,18 @@ public final class Scatter {
             return Future.failedFuture(e);
         }
         final List<Future<P>> partials = new ArrayList<>();
-        owners.forEach((host, partitions) -> partials.add(Instances.address(host).equals(self.get())
+        owners.forEach((host, partitions) -> partials.add(host.address().equals(self.get())
                 ? readLocal(part, app, partitions, request, control)
-                : remote(kind, host, request, partitions, control).map(bytes -> part.decode(request, bytes))));
+                : remote(kind, host, request, partitions, control).map(bytes -> decode(part, request, bytes))));
         return merged(part, partials);
     }
 
-    private static <P> Future<P> merged(final Part<P> part, final List<Future<P>> partials) {
+    private static <P> Future<P> merged(final PartitionRead<P> part, final List<Future<P>> partials) {
         return Future.all(partials).map(all -> {
             P whole = null;
             for (int i = 0; i < all.size(); i++) {
                 final P partial = all.resultAt(i);
-                whole = whole == null ? partial : part.merge(whole, partial);
+                whole = whole == null ? partial : merge(part, whole, partial);
             }
             return whole;
         });
@@ -178,7 +151,7 @@ public final class Scatter {
      * This instance's {@code partitions} read on worker threads, as many at once as there are cores (each a share of
      * the partitions, dealt round), and merged: a query uses the machine as DuckDB's threads do.
      */
-    private <P> Future<P> readLocal(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
+    private <P> Future<P> readLocal(final PartitionRead<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                                     final QueryControl control) {
         final int threads = Math.min(partitions.size(), Runtime.getRuntime().availableProcessors());
         if (threads <= 1) {
@@ -199,13 +172,13 @@ public final class Scatter {
     }
 
     /** The whole gathered by a streams instance (this process runs none). */
-    private <P> Future<P> handOver(final Instances.Directory instances, final String kind, final Part<P> part, final JsonNode request,
+    private <P> Future<P> handOver(final Instances.Directory instances, final String kind, final PartitionRead<P> part, final JsonNode request,
                                    final QueryControl control) {
         final Optional<String> address = instances.pick();
         if (address.isEmpty()) {
             return Future.failedFuture(noStreamsInstance());
         }
-        final HostInfo host = HostInfo.buildFromEndpoint(address.get());
+        final Endpoint host = Endpoint.of(address.get());
         final ObjectNode body = Json.mapper().createObjectNode();
         body.set("request", request);
         return post(kind, host, "/_internal/gather/" + kind, body, control)
@@ -214,79 +187,46 @@ public final class Scatter {
                         instances.unreachable(address.get());
                     }
                 })
-                .map(bytes -> part.decode(request, bytes));
+                .map(bytes -> decode(part, request, bytes));
     }
 
-    private static <P> P readLocalNow(final Part<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
+    private static <P> P readLocalNow(final PartitionRead<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                                       final QueryControl control) {
         try {
-            return part.read(app, partitions, request, control);
-        } catch (final InvalidStateStoreException e) {
+            return PartitionRead.readOn(part, app, partitions, request, control::check);
+        } catch (final PartitionUnavailable e) {
             // A partition moved away (rebalance) or is restoring.
             throw rebalancing();
+        } catch (final InvalidQuery e) {
+            throw refused(e);
         }
     }
 
-    /** One partition of a store, if this instance runs it as active (for {@link Part#read}). */
-    public static <K, V> ReadOnlyKeyValueStore<K, V> partition(final StreamsApp app, final String store, final int partition) {
-        return app.<ReadOnlyKeyValueStore<K, V>>partitionStore(store, new ResolvedKeyValueStore<>(), partition)
-                .orElseThrow(Scatter::rebalancing);
+    private static <P> P merge(final PartitionRead<P> part, final P into, final P other) {
+        try {
+            return part.merge(into, other);
+        } catch (final InvalidQuery e) {
+            throw refused(e);
+        }
     }
 
-    /** A global store, which every instance holds whole (for {@link Part#read}). */
-    public static <K, V> ReadOnlyKeyValueStore<K, V> global(final StreamsApp app, final String store) {
-        return app.<ReadOnlyKeyValueStore<K, V>>localStore(store, new ResolvedKeyValueStore<>()).orElseThrow(Scatter::rebalancing);
+    private static <P> P decode(final PartitionRead<P> part, final JsonNode request, final byte[] bytes) {
+        try {
+            return part.decode(request, bytes);
+        } catch (final InvalidQuery e) {
+            throw refused(e);
+        } catch (final java.io.UncheckedIOException e) {
+            throw ApiError.unavailable("instance_unreachable", "A streams instance answered unreadably.", RETRY_AFTER_SECONDS);
+        }
     }
 
-    /**
-     * A part reading a global store into JSON on one instance: {@code read} gets the store and the request.
-     */
-    public static <K, V> Part<JsonNode> globalJson(final String store,
-                                                   final java.util.function.BiFunction<ReadOnlyKeyValueStore<K, V>, JsonNode, JsonNode> read) {
-        return new Part<>() {
-            @Override
-            public String store() {
-                return store;
-            }
-
-            @Override
-            public boolean global() {
-                return true;
-            }
-
-            @Override
-            public JsonNode read(final StreamsApp app, final List<Integer> partitions, final JsonNode request, final QueryControl control) {
-                return read.apply(Scatter.<K, V>global(app, store), request);
-            }
-
-            @Override
-            public byte[] encode(final JsonNode partial) {
-                try {
-                    return Json.mapper().writeValueAsBytes(partial);
-                } catch (final IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }
-
-            @Override
-            public JsonNode decode(final JsonNode request, final byte[] bytes) {
-                try {
-                    return Json.mapper().readTree(bytes);
-                } catch (final IOException e) {
-                    throw ApiError.unavailable("instance_unreachable", "A streams instance answered unreadably.", RETRY_AFTER_SECONDS);
-                }
-            }
-
-            @Override
-            public JsonNode merge(final JsonNode into, final JsonNode other) {
-                // Read on one instance only: there is nothing to merge.
-                return into;
-            }
-        };
+    /** A query the engine refused, as PostHog answers it. */
+    public static ApiError refused(final InvalidQuery e) {
+        return ApiError.badRequest("invalid_input", e.getMessage(), null);
     }
 
     /** Asks another instance for the partial of its partitions. */
-    private Future<byte[]> remote(final String kind, final HostInfo host, final JsonNode request, final List<Integer> partitions,
+    private Future<byte[]> remote(final String kind, final Endpoint host, final JsonNode request, final List<Integer> partitions,
                                   final QueryControl control) {
         final ObjectNode body = Json.mapper().createObjectNode();
         body.set("request", request);
@@ -295,7 +235,7 @@ public final class Scatter {
     }
 
     /** One internal request carrying the query's remaining time; its answer's bytes, or the error to answer. */
-    private Future<byte[]> post(final String kind, final HostInfo host, final String uri, final ObjectNode body, final QueryControl control) {
+    private Future<byte[]> post(final String kind, final Endpoint host, final String uri, final ObjectNode body, final QueryControl control) {
         body.put("timeout_ms", Math.max(1, control.remaining().toMillis()));
         final Timer.Sample sample = Timer.start();
         return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.POST).setHost(host.host()).setPort(host.port())
@@ -316,7 +256,7 @@ public final class Scatter {
                         return Future.failedFuture(ApiError.timeout("The query did not finish within its time limit."));
                     }
                     return Future.failedFuture(ApiError.unavailable("instance_unreachable",
-                            "The instance holding part of the data (" + Instances.address(host) + ") did not answer; retry shortly.",
+                            "The instance holding part of the data (" + host.address() + ") did not answer; retry shortly.",
                             RETRY_AFTER_SECONDS));
                 })
                 .onComplete(done -> sample.stop(Timer.builder("eddy.scatter.partial").tag("kind", kind)
@@ -324,7 +264,7 @@ public final class Scatter {
     }
 
     /** What an answer other than 200 from another instance means here. */
-    static ApiError remoteError(final HostInfo host, final int status, final Buffer answer) {
+    static ApiError remoteError(final Endpoint host, final int status, final Buffer answer) {
         return switch (status) {
             // Rebalancing, restoring, or no longer running those partitions: retried.
             case 503 -> rebalancing();
@@ -334,7 +274,7 @@ public final class Scatter {
             case 400 -> ApiError.badRequest("invalid_input", detail(answer), null);
             // The other instance has no such partial: it runs an older version, as during a rolling upgrade. Retried
             // like a rebalance, since the upgrade replaces it; past the deadline the caller is told why.
-            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + Instances.address(host)
+            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.address()
                     + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
@@ -362,7 +302,7 @@ public final class Scatter {
 
     private void serve(final RoutingContext ctx, final boolean whole) {
         secret.require(ctx);
-        final Part<?> part = parts.get(ctx.pathParam("kind"));
+        final PartitionRead<?> part = parts.get(ctx.pathParam("kind"));
         if (part == null) {
             throw ApiError.notFound("No such partial.");
         }
@@ -383,7 +323,7 @@ public final class Scatter {
         serve(ctx, part, app, body.path("request"), partitions, control);
     }
 
-    private <P> void serveWhole(final RoutingContext ctx, final String kind, final Part<P> part, final JsonNode request,
+    private <P> void serveWhole(final RoutingContext ctx, final String kind, final PartitionRead<P> part, final JsonNode request,
                                 final QueryControl control) {
         this.<P>gather(kind, request, control)
                 .compose(whole -> vertx.executeBlocking(() -> part.encode(whole), false))
@@ -391,7 +331,7 @@ public final class Scatter {
                 .onFailure(ctx::fail);
     }
 
-    private <P> void serve(final RoutingContext ctx, final Part<P> part, final StreamsApp app, final JsonNode request,
+    private <P> void serve(final RoutingContext ctx, final PartitionRead<P> part, final StreamsApp app, final JsonNode request,
                            final List<Integer> partitions, final QueryControl control) {
         readLocal(part, app, partitions, request, control)
                 .compose(whole -> vertx.executeBlocking(() -> part.encode(whole), false))

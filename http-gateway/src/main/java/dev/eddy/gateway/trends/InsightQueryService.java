@@ -1,96 +1,46 @@
 package dev.eddy.gateway.trends;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.columns.BlockKeys;
-import dev.eddy.columns.EventBlock;
-import dev.eddy.columns.StoredBlocks;
-import dev.eddy.funnels.FunnelProgress;
-import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.groups.GroupState;
-import dev.eddy.persons.PersonState;
-import dev.eddy.serde.Json;
-import dev.eddy.stores.StoreNames;
+import dev.eddy.query.InvalidQuery;
+import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.timelines.TimelineEvent;
-import dev.eddy.timelines.TimelineKeys;
-import dev.eddy.topology.StreamsApp;
-import dev.eddy.trends.HourlyEventKey;
-import dev.eddy.trends.PropertyLookup;
-import dev.eddy.trends.TimelineEventSource;
-import dev.eddy.trends.TrendQuery;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
-import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.util.BitSet;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * Trend and funnel calculations over the event timelines of every streams instance. The query is parsed (and
- * refused with a 400) here; then every instance is asked, through {@link Scatter}, for a mergeable partial of the
- * timeline partitions it runs (a person and its timeline live on one partition, with the person's properties: see
- * the topology), and the partials merge into PostHog's result here. A rebalance is retried until the query's
- * deadline, then answered 503: never a silent partial. The same {@link QueryControl} bounds the scans, so a query
- * stops within its time limit or when cancelled.
- *
- * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
- * rollups instead of its events: hourly counts ({@link StoreNames#HOURLY_COUNTS}) and unique-person markers
- * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
- * 720 cells per event name; daily actives one marker per person and day active. Other trends read each partition's
- * event blocks ({@link StoredBlocks}: only the columns they use, filters decided per distinct value) once every event
- * of the partition has its row there, and its timelines until then; so do funnels, whose rows are gathered person by
- * person from the blocks and each person evaluated over its events in timeline order.
+ * Trend and funnel calculations over every streams instance: the query is parsed by the {@link InsightEngine} (and
+ * refused with a 400 here); then every instance is asked, through {@link Scatter}, for the engine's mergeable partial
+ * of the timeline partitions it runs, and the merged partials make PostHog's result. A rebalance is retried until the
+ * query's deadline, then answered 503: never a silent partial. The same {@link QueryControl} bounds the scans, so a
+ * query stops within its time limit or when cancelled.
  */
 public final class InsightQueryService {
-    private static final String EARLIEST = "earliest";
-    /** Scans check their {@link QueryControl} once per this many timeline entries. */
-    private static final int CHECK_EVERY = 4096;
-    /**
-     * The most rows of sealed blocks a funnel gathers from a partition at once (about 150 MB of heap at most: its step
-     * events, each with its uuid); a larger partition is read in shares of its persons.
-     */
-    static final long ROWS_PER_SHARE = 1 << 20;
-
     private final Scatter scatter;
     private final Duration timeout;
     private final MeterRegistry registry;
-    private final BlockAnswers answers;
+    private final InsightEngine engine;
 
     /**
      * Registers the trend, funnel and earliest-event partials with {@code scatter}.
      *
-     * @param timeout         how long a calculation may run before it is abandoned ({@code insights.query-timeout})
-     * @param blockCacheBytes  how much heap this instance's sealed blocks may take kept decoded ({@code insights.block-cache};
-     *                         0 keeps none)
-     * @param answerCacheBytes how much heap sealed blocks' answers to trends may take kept ({@code insights.answer-cache};
-     *                         0 keeps none)
+     * @param timeout how long a calculation may run before it is abandoned ({@code insights.query-timeout})
      */
-    public InsightQueryService(final Scatter scatter, final Duration timeout, final long blockCacheBytes, final long answerCacheBytes,
-                               final MeterRegistry registry) {
+    public InsightQueryService(final Scatter scatter, final Duration timeout, final InsightEngine engine, final MeterRegistry registry) {
         this.scatter = scatter;
         this.timeout = timeout;
         this.registry = registry;
-        final BlockCache blocks = new BlockCache(blockCacheBytes, registry);
-        this.answers = new BlockAnswers(answerCacheBytes, registry);
-        for (final Kind kind : Kind.values()) {
-            scatter.register(kind.path(), part(kind.engine, blocks, answers));
+        this.engine = engine;
+        for (final InsightEngine.Kind kind : InsightEngine.Kind.values()) {
+            scatter.register(kind.path(), engine.read(kind));
         }
-        scatter.register(EARLIEST, new Earliest());
+        scatter.register(InsightEngine.EARLIEST, engine.earliest());
     }
 
     /** A fresh control for one calculation, with the configured time limit. */
@@ -105,7 +55,7 @@ public final class InsightQueryService {
 
     /** A trend, stopped when {@code control} is cancelled or runs out of time. */
     public Future<JsonNode> trend(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(Kind.TREND, project, query, control);
+        return calculate(InsightEngine.Kind.TREND, project, query, control);
     }
 
     /** A funnel: PostHog's steps, or its time-to-convert histogram. */
@@ -115,579 +65,46 @@ public final class InsightQueryService {
 
     /** A funnel, stopped when {@code control} is cancelled or runs out of time. */
     public Future<JsonNode> funnel(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(Kind.FUNNEL, project, query, control);
+        return calculate(InsightEngine.Kind.FUNNEL, project, query, control);
     }
 
-    /** What a calculation is over: the project, in the terms another instance needs to parse the query alike. */
-    record Scope(long projectId, String timezone, int weekStartDay, JsonNode testAccountFilters) {
-        ZoneId zone() {
-            return ZoneId.of(timezone);
-        }
-
-        DayOfWeek weekStart() {
-            return weekStartDay == 1 ? DayOfWeek.MONDAY : DayOfWeek.SUNDAY;
-        }
-    }
-
-    /**
-     * One calculation as sent to every instance: the query with the moment it is "now" for, and the project's
-     * earliest event when {@code date_from: all} needs it, so every instance resolves the same date range; and whether
-     * answers are to be kept for the next query of its shape ({@link BlockAnswers#askedBefore}).
-     */
-    record Request(Scope scope, JsonNode query, long nowMicros, Optional<Long> earliestMicros, boolean keep) {
-        Instant now() {
-            return TimelineEvent.instant(nowMicros);
-        }
-
-        ObjectNode json() {
-            final ObjectNode body = Json.mapper().createObjectNode();
-            final ObjectNode s = body.putObject("scope");
-            s.put("project_id", scope.projectId());
-            s.put("timezone", scope.timezone());
-            s.put("week_start_day", scope.weekStartDay());
-            s.set("test_account_filters", scope.testAccountFilters());
-            body.set("query", query);
-            body.put("now_micros", nowMicros);
-            earliestMicros.ifPresent(e -> body.put("earliest_micros", e));
-            body.put("keep_answers", keep);
-            return body;
-        }
-
-        static Request of(final JsonNode json) {
-            final JsonNode s = json.path("scope");
-            return new Request(new Scope(s.path("project_id").asLong(), s.path("timezone").asText("UTC"), s.path("week_start_day").asInt(0),
-                    s.get("test_account_filters")), json.path("query"), json.path("now_micros").asLong(),
-                    json.hasNonNull("earliest_micros") ? Optional.of(json.get("earliest_micros").asLong()) : Optional.empty(),
-                    json.path("keep_answers").asBoolean(false));
-        }
-
-        Supplier<Optional<Instant>> earliest() {
-            return () -> earliestMicros.map(TimelineEvent::instant);
-        }
-    }
-
-    /**
-     * Reads a partition's blocks of a project ({@link StoredBlocks}), checking {@code control} per block: the sealed
-     * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
-     * their event is not one of {@code eventNames} (when only those count), which are skipped undecoded.
-     */
-    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final StoredBlocks.Sealed sealed,
-                                   final Function<Bytes, byte[]> timelines, final Optional<java.util.Set<String>> eventNames,
-                                   final java.util.function.LongPredicate relevant, final QueryControl control,
-                                   final StoredBlocks.Visitor visitor) {
-        final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
-        StoredBlocks.read(blocks, timelines, sealed,
-                event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
-                new StoredBlocks.Visitor() {
-                    @Override
-                    public void block(final EventBlock block, final BitSet deleted) {
-                        control.check();
-                        visitor.block(block, deleted);
-                    }
-
-                    @Override
-                    public void sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
-                                       final StoredBlocks.Sealed source) {
-                        control.check();
-                        visitor.sealed(projectId, block, entry, deleted, source);
-                    }
-
-                    @Override
-                    public void part(final long projectId, final long block, final int part, final byte[] encoded, final BitSet deleted) {
-                        control.check();
-                        visitor.part(projectId, block, part, encoded, deleted);
-                    }
-                });
-    }
-
-    /** What differs between trends and funnels: parsing, scanning one partition, and the partial's life. */
-    private interface Engine<Q, P> {
-        Q parse(Request request, Supplier<Optional<Instant>> earliest);
-
-        P partial(Q query);
-
-        void scan(Q query, P partial, KeyValueIterator<Bytes, byte[]> events, PropertyLookup properties, Instant now, QueryControl control);
-
-        /**
-         * Answers the query for one partition from its hourly counts instead of its events, if they answer it
-         * exactly; false to scan the events.
-         */
-        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
-                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
-            return false;
-        }
-
-        /**
-         * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
-         * hold every event of the partition ({@link #scan} reads its timelines until then).
-         *
-         * @param kept the query's {@link #shape} when its answers are kept in {@code answers} for the next query of it
-         */
-        void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
-                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, QueryControl control, BlockAnswers answers,
-                        Optional<String> kept, long projectId, int partition);
-
-        /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
-        boolean overlaps(Q query, long firstMicros, long lastMicros);
-
-        /** What decides the answers kept for the query ({@link BlockAnswers}), if any may be kept. */
-        Optional<String> shape(Q query);
-
-        P merge(P into, P other);
-
-        byte[] encode(P partial);
-
-        P decode(Q query, byte[] bytes);
-
-        JsonNode result(Q query, P whole);
-    }
-
-    private enum Kind {
-        TREND(new TrendEngine()),
-        FUNNEL(new FunnelEngine());
-
-        final Engine<?, ?> engine;
-
-        Kind(final Engine<?, ?> engine) {
-            this.engine = engine;
-        }
-
-        String path() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
-
-    private static final class TrendEngine implements Engine<TrendQuery, TrendQuery.Partial> {
-        @Override
-        public TrendQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return TrendQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
-        }
-
-        @Override
-        public TrendQuery.Partial partial(final TrendQuery query) {
-            return query.partial();
-        }
-
-        @Override
-        public void scan(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
-                         final PropertyLookup properties, final Instant now, final QueryControl control) {
-            // Events no series counts are skipped by name and time, undecoded.
-            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
-            int seen = 0;
-            while (events.hasNext()) {
-                final KeyValue<Bytes, byte[]> entry = events.next();
-                if (++seen % CHECK_EVERY == 0) {
-                    control.check();
-                }
-                if (query.relevant(TimelineEvent.timeOf(entry.value)) && (names == null || TimelineEvent.nameIn(entry.value, names))) {
-                    query.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), properties, now);
-                }
-            }
-        }
-
-        /**
-         * Sealed blocks' and parts' partials are kept ({@link BlockAnswers}) when the query's
-         * {@link TrendQuery#blockShape shape} alone decides them: a query asked again reads only what was written
-         * since (the blocks and parts it has not met, and the newest rows, stored one by one).
-         */
-        @Override
-        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
-                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control, final BlockAnswers answers, final Optional<String> shape,
-                               final long projectId, final int partition) {
-            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
-                    @Override
-                    public void block(final EventBlock block, final BitSet deleted) {
-                        query.add(partial, block, deleted, properties, now);
-                    }
-
-                    @Override
-                    public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
-                                       final StoredBlocks.Sealed source) {
-                        if (shape.isEmpty() || !query.overlaps(entry.firstMicros(), entry.lastMicros())) {
-                            StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
-                            return;
-                        }
-                        keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
-                            final EventBlock found = source.block(project, block, entry);
-                            return found == null ? null : answerOf(found, deleted);
-                        }, TrendQuery.Partial::memoryBytes));
-                    }
-
-                    @Override
-                    public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
-                        if (shape.isEmpty()) {
-                            StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
-                            return;
-                        }
-                        keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
-                                () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
-                    }
-
-                    private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
-                        final TrendQuery.Partial own = query.partial();
-                        query.add(own, block, deleted, properties, now);
-                        return own;
-                    }
-
-                    private void keep(final TrendQuery.Partial answer) {
-                        if (answer != null) {
-                            partial.merge(answer);
-                        }
-                    }
-                });
-            }
-        }
-
-        @Override
-        public boolean overlaps(final TrendQuery query, final long firstMicros, final long lastMicros) {
-            return query.overlaps(firstMicros, lastMicros);
-        }
-
-        @Override
-        public Optional<String> shape(final TrendQuery query) {
-            return query.blockShape();
-        }
-
-        @Override
-        public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
-                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
-            return query.countInto(partial, hourly, markers, projectId);
-        }
-
-        @Override
-        public TrendQuery.Partial merge(final TrendQuery.Partial into, final TrendQuery.Partial other) {
-            return into.merge(other);
-        }
-
-        @Override
-        public byte[] encode(final TrendQuery.Partial partial) {
-            return partial.encode();
-        }
-
-        @Override
-        public TrendQuery.Partial decode(final TrendQuery query, final byte[] bytes) {
-            return query.decode(bytes);
-        }
-
-        @Override
-        public JsonNode result(final TrendQuery query, final TrendQuery.Partial whole) {
-            return query.result(whole);
-        }
-    }
-
-    /**
-     * Funnels read the blocks ({@link FunnelQuery.BlockRowsCollector}), or, until a partition's are complete, its
-     * timelines person by person (the store's key order), each in time order.
-     */
-    private static final class FunnelEngine implements Engine<FunnelQuery, FunnelQuery.Partial> {
-        @Override
-        public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return FunnelQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
-        }
-
-        @Override
-        public FunnelQuery.Partial partial(final FunnelQuery query) {
-            return query.partial();
-        }
-
-        @Override
-        public void scan(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
-                         final PropertyLookup properties, final Instant now, final QueryControl control) {
-            UUID current = null;
-            final List<TimelineEvent> timeline = new java.util.ArrayList<>();
-            int seen = 0;
-            while (events.hasNext()) {
-                final KeyValue<Bytes, byte[]> entry = events.next();
-                if (++seen % CHECK_EVERY == 0) {
-                    control.check();
-                }
-                final UUID person = TimelineKeys.person(entry.key);
-                if (!person.equals(current)) {
-                    evaluate(query, partial, current, timeline, properties, now);
-                    current = person;
-                    timeline.clear();
-                }
-                if (query.relevant(TimelineEvent.timeOf(entry.value))) {
-                    timeline.add(TimelineEvent.decode(entry.value));
-                }
-            }
-            evaluate(query, partial, current, timeline, properties, now);
-        }
-
-        /**
-         * Rows of the funnel's events collected per person from every block, then each person evaluated. A partition
-         * with more than {@link #ROWS_PER_SHARE} rows in the funnel's range is read in shares of its persons, one
-         * after the other, so what is held at once stays bounded however large the partition grows. A funnel whose
-         * {@link FunnelQuery#progressShape shape} alone decides each person's part, over a partition that fits one
-         * share, keeps its {@link FunnelProgress} between queries instead: asked again, it evaluates only the
-         * persons whose rows changed.
-         */
-        @Override
-        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
-                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
-                               final Instant now, final QueryControl control, final BlockAnswers answers, final Optional<String> shape,
-                               final long projectId, final int partition) {
-            final long rows;
-            if (shape.isPresent()) {
-                // One walk of the entries finds both the units to keep progress over and the rows they hold.
-                final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
-                final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
-                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, new StoredBlocks.Visitor() {
-                        @Override
-                        public void block(final EventBlock block, final BitSet deleted) {
-                            tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
-                        }
-
-                        @Override
-                        public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
-                                           final StoredBlocks.Sealed source) {
-                            if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
-                                units.add(FunnelProgress.Unit.sealed(project, block, entry, deleted, source));
-                            }
-                        }
-
-                        @Override
-                        public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
-                            units.add(FunnelProgress.Unit.part(block, part, encoded, deleted));
-                        }
-                    });
-                }
-                rows = units.stream().filter(FunnelProgress.Unit::isSealed).count() * BlockKeys.ROWS;
-                if (rows <= ROWS_PER_SHARE) {
-                    answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
-                            control::check, partial));
-                    return;
-                }
-            } else {
-                rows = sealedRows(query, blocks);
-            }
-            final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
-            for (int share = 0; share < shares; share++) {
-                final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
-                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, control, collector::add);
-                }
-                control.check();
-                collector.finish(partial);
-            }
-        }
-
-        /** The rows of the sealed blocks whose span meets the funnel's range. */
-        private static long sealedRows(final FunnelQuery query, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks) {
-            long rows = 0;
-            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                while (range.hasNext()) {
-                    final KeyValue<Bytes, byte[]> entry = range.next();
-                    if (BlockKeys.kind(entry.key) == BlockKeys.Kind.SEALED) {
-                        final BlockKeys.Sealed sealed = BlockKeys.Sealed.decode(entry.value);
-                        rows += query.overlaps(sealed.firstMicros(), sealed.lastMicros()) ? BlockKeys.ROWS : 0;
-                    }
-                }
-            }
-            return rows;
-        }
-
-        @Override
-        public boolean overlaps(final FunnelQuery query, final long firstMicros, final long lastMicros) {
-            return query.overlaps(firstMicros, lastMicros);
-        }
-
-        @Override
-        public Optional<String> shape(final FunnelQuery query) {
-            return query.progressShape();
-        }
-
-        private static void evaluate(final FunnelQuery query, final FunnelQuery.Partial partial, final UUID person,
-                                     final List<TimelineEvent> timeline, final PropertyLookup properties, final Instant now) {
-            if (person == null || timeline.isEmpty()) {
-                return;
-            }
-            final String id = person.toString();
-            query.add(partial, timeline, e -> new TimelineEventSource(id, e, properties), now);
-        }
-
-        @Override
-        public FunnelQuery.Partial merge(final FunnelQuery.Partial into, final FunnelQuery.Partial other) {
-            return into.merge(other);
-        }
-
-        @Override
-        public byte[] encode(final FunnelQuery.Partial partial) {
-            return partial.encode();
-        }
-
-        @Override
-        public FunnelQuery.Partial decode(final FunnelQuery query, final byte[] bytes) {
-            return query.decode(bytes);
-        }
-
-        @Override
-        public JsonNode result(final FunnelQuery query, final FunnelQuery.Partial whole) {
-            return query.result(whole);
-        }
-    }
-
-    private Future<JsonNode> calculate(final Kind kind, final Project project, final JsonNode query, final QueryControl control) {
+    private Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {
         final Timer.Sample sample = Timer.start();
-        return this.<Object, Object>calculateUntimed(kind, project, query, control).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
+        return calculateUntimed(kind, project, query, control).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
                 .description("Trend and funnel calculations, from parsing to the merged answer").tag("kind", kind.path())
                 .tag("outcome", done.succeeded() ? "ok" : done.cause() instanceof ApiError e ? Integer.toString(e.status()) : "error")
                 .publishPercentiles(0.5, 0.99).register(registry)));
     }
 
-    @SuppressWarnings("unchecked")
-    private <Q, P> Future<JsonNode> calculateUntimed(final Kind kind, final Project project, final JsonNode query, final QueryControl control) {
-        final Engine<Q, P> engine = (Engine<Q, P>) kind.engine;
-        final Scope scope = new Scope(project.id(), project.timezone(), project.weekStartDay(), project.testAccountFilters());
+    private Future<JsonNode> calculateUntimed(final InsightEngine.Kind kind, final Project project, final JsonNode query,
+                                              final QueryControl control) {
         try {
-            scope.zone();
+            java.time.ZoneId.of(project.timezone());
         } catch (final java.time.DateTimeException e) {
             return Future.failedFuture(ApiError.badRequest("invalid_timezone", "The project's timezone '" + project.timezone() + "' is not valid.", null));
         }
-        final long now = TimelineEvent.micros(Instant.now());
-        final AtomicBoolean needsEarliest = new AtomicBoolean();
-        final Request draft = new Request(scope, query, now, Optional.empty(), false);
-        final Q parsed;
+        final InsightEngine.Scope scope = new InsightEngine.Scope(project.id(), project.timezone(), project.weekStartDay(),
+                project.testAccountFilters());
         try {
-            parsed = parsed(() -> engine.parse(draft, () -> {
-                needsEarliest.set(true);
-                return Optional.empty();
-            }));
-        } catch (final ApiError e) {
-            return Future.failedFuture(e);
-        }
-        if (!needsEarliest.get()) {
-            final Request request = new Request(scope, query, now, Optional.empty(), keep(kind, engine, parsed, project.id()));
-            return scatter.<P>gather(kind.path(), request.json(), control).map(whole -> engine.result(parsed, whole));
-        }
-        // date_from "all": the range starts at the project's earliest event, wherever it is.
-        return scatter.<Optional<Long>>gather(EARLIEST, draft.json(), control).compose(earliest -> {
-            final Q resolved = parsed(() -> engine.parse(new Request(scope, query, now, earliest, false),
-                    () -> earliest.map(TimelineEvent::instant)));
-            final Request request = new Request(scope, query, now, earliest, keep(kind, engine, resolved, project.id()));
-            return scatter.<P>gather(kind.path(), request.json(), control).map(whole -> engine.result(resolved, whole));
-        });
-    }
-
-    /** Whether every instance keeps its answers for this query: one of a shape that may be kept, asked before. */
-    private <Q> boolean keep(final Kind kind, final Engine<Q, ?> engine, final Q query, final long projectId) {
-        return engine.shape(query).map(shape -> answers.askedBefore(projectId + "\n" + kind + "\n" + shape)).orElse(false);
-    }
-
-    /** A kind of insight as a scatter partial over the timelines. */
-    private static <Q, P> Scatter.Part<P> part(final Engine<Q, P> engine, final BlockCache blocks, final BlockAnswers answers) {
-        return new Scatter.Part<>() {
-            @Override
-            public String store() {
-                return StoreNames.EVENT_TIMELINES;
+            final InsightEngine.Calculation calculation = engine.calculation(kind, scope, query, TimelineEvent.micros(Instant.now()));
+            if (!calculation.needsEarliest()) {
+                return gather(calculation, control);
             }
-
-            @Override
-            public P read(final StreamsApp app, final List<Integer> partitions, final JsonNode json, final QueryControl control) {
-                final Request request = Request.of(json);
-                final Q query = parsed(() -> engine.parse(request, request.earliest()));
-                // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
-                try {
-                    return parsed(() -> InsightQueryService.read(engine, blocks, answers, query, request, app, partitions, control));
-                } catch (final EventBlock.Gone e) {
-                    // A block removed (every row of it moved or expired) while this read used it: read again.
-                    throw Scatter.rebalancing();
-                }
-            }
-
-            @Override
-            public byte[] encode(final P partial) {
-                return engine.encode(partial);
-            }
-
-            @Override
-            public P decode(final JsonNode json, final byte[] bytes) {
-                final Request request = Request.of(json);
-                return engine.decode(parsed(() -> engine.parse(request, request.earliest())), bytes);
-            }
-
-            @Override
-            public P merge(final P into, final P other) {
-                return parsed(() -> engine.merge(into, other));
-            }
-        };
-    }
-
-    /** The project's earliest event, for {@code date_from: all}. */
-    private static final class Earliest implements Scatter.Part<Optional<Long>> {
-        @Override
-        public String store() {
-            return StoreNames.EVENT_TIMELINES;
-        }
-
-        @Override
-        public Optional<Long> read(final StreamsApp app, final List<Integer> partitions, final JsonNode json, final QueryControl control) {
-            final long projectId = Request.of(json).scope().projectId();
-            Optional<Long> min = Optional.empty();
-            for (final int p : partitions) {
-                control.check();
-                min = merge(min, TimelineScans.earliest(Scatter.partition(app, StoreNames.EVENT_TIMELINES, p), projectId)
-                        .map(TimelineEvent::micros));
-            }
-            return min;
-        }
-
-        @Override
-        public byte[] encode(final Optional<Long> earliest) {
-            return earliest.map(micros -> java.nio.ByteBuffer.allocate(Long.BYTES).putLong(micros).array()).orElse(new byte[0]);
-        }
-
-        @Override
-        public Optional<Long> decode(final JsonNode request, final byte[] bytes) {
-            return bytes.length == Long.BYTES ? Optional.of(java.nio.ByteBuffer.wrap(bytes).getLong()) : Optional.empty();
-        }
-
-        @Override
-        public Optional<Long> merge(final Optional<Long> a, final Optional<Long> b) {
-            return a.isEmpty() ? b : b.isEmpty() ? a : Optional.of(Math.min(a.get(), b.get()));
+            // date_from "all": the range starts at the project's earliest event, wherever it is.
+            return scatter.<Optional<Long>>gather(calculation.kind(), calculation.request(), control)
+                    .compose(earliest -> {
+                        try {
+                            return gather(calculation.withEarliest(earliest), control);
+                        } catch (final InvalidQuery e) {
+                            return Future.failedFuture(Scatter.refused(e));
+                        }
+                    });
+        } catch (final InvalidQuery e) {
+            return Future.failedFuture(Scatter.refused(e));
         }
     }
 
-    /** One instance's partitions of the timelines (and persons), as one partial. */
-    private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final BlockAnswers answers, final Q query, final Request request,
-                                 final StreamsApp app, final List<Integer> partitions, final QueryControl control) {
-        final P partial = engine.partial(query);
-        final long project = request.scope().projectId();
-        final Optional<String> kept = request.keep() && answers.enabled() ? engine.shape(query) : Optional.empty();
-        final ReadOnlyKeyValueStore<String, GroupState> groups = Scatter.global(app, StoreNames.GROUPS_GLOBAL);
-        for (final int p : partitions) {
-            control.check();
-            if (engine.count(query, partial, Scatter.partition(app, StoreNames.HOURLY_COUNTS, p),
-                    Scatter.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
-                continue;
-            }
-            final ReadOnlyKeyValueStore<String, PersonState> persons = Scatter.partition(app, StoreNames.PERSONS, p);
-            final PropertyLookup properties = TimelineScans.properties(project, persons, groups);
-            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Scatter.partition(app, StoreNames.EVENT_TIMELINES, p);
-            final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Scatter.partition(app, StoreNames.EVENT_BLOCKS, p);
-            if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
-                try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
-                            timelines::get, properties, request.now(), control, answers, kept, project, p);
-                }
-                continue;
-            }
-            try (KeyValueIterator<Bytes, byte[]> events = timelines.range(TimelineKeys.projectStart(project), TimelineKeys.projectEnd(project))) {
-                engine.scan(query, partial, events, properties, request.now(), control);
-            }
-        }
-        return partial;
-    }
-
-    /** A query as parsed, or the reason PostHog would refuse it as a 400. */
-    private static <Q> Q parsed(final Supplier<Q> parse) {
-        try {
-            return parse.get();
-        } catch (final IllegalArgumentException e) {
-            throw ApiError.badRequest("invalid_input", e.getMessage(), null);
-        }
+    private Future<JsonNode> gather(final InsightEngine.Calculation calculation, final QueryControl control) {
+        return scatter.gather(calculation.kind(), calculation.request(), control).map(calculation::result);
     }
 }

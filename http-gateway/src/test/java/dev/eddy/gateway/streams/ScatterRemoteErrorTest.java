@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.gateway.http.ApiError;
 import io.vertx.core.buffer.Buffer;
-import org.apache.kafka.streams.state.HostInfo;
+import dev.eddy.topology.Endpoint;
 import org.junit.jupiter.api.Test;
 
 class ScatterRemoteErrorTest {
-    private static final HostInfo PEER = new HostInfo("10.0.0.7", 8101);
+    private static final Endpoint PEER = new Endpoint("10.0.0.7", 8101);
 
     @Test
     void anInstanceWithoutThePartialIsAnOlderVersionAndRetried() {

@@ -1,4 +1,4 @@
-package dev.eddy.gateway.trends;
+package dev.eddy.query.insights;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,28 +1,31 @@
-package dev.eddy.gateway.streams;
+package dev.eddy.query;
 
 import dev.eddy.stores.StoreNames;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.util.List;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 
 /**
- * This instance's share of the work, for operators comparing instances: {@code eddy_streams_lag_records} (input
- * records not yet read), {@code eddy_streams_rebalances_total}, {@code eddy_streams_restored_records_total}, and {@code eddy_store_entries{store}} (RocksDB's
- * estimate of the keys in the store's partitions active here).
+ * This instance's share of the work, for operators comparing instances: Kafka Streams' own client metrics,
+ * {@code eddy_streams_lag_records} (input records not yet read), {@code eddy_streams_rebalances_total},
+ * {@code eddy_streams_restored_records_total}, and {@code eddy_store_entries{store}} (RocksDB's estimate of the keys in
+ * the store's partitions active here).
  */
-public final class StreamsGauges {
+public final class StoreMeters {
     /** The partitioned key-value stores worth watching; window stores and the small metadata stores are left out. */
     private static final List<String> STORES = List.of(StoreNames.DISTINCT_IDS, StoreNames.PERSONS, StoreNames.GROUPS,
             StoreNames.EVENT_TIMELINES, StoreNames.HOURLY_COUNTS, StoreNames.UNIQUE_MARKERS);
 
-    private StreamsGauges() {
+    private StoreMeters() {
     }
 
-    public static void bind(final StreamsApp app, final MeterRegistry registry) {
+    /** Binds the meters of {@code app} to {@code registry}; close what is returned before the instance. */
+    public static AutoCloseable bind(final StreamsApp app, final MeterRegistry registry) {
+        final KafkaStreamsMetrics client = new KafkaStreamsMetrics(app.streams());
+        client.bindTo(registry);
         Gauge.builder("eddy.streams.lag", app, StreamsApp::consumerLag).baseUnit("records")
                 .description("Input records this instance has yet to read on its assigned partitions").register(registry);
         FunctionCounter.builder("eddy.streams.rebalances", app, StreamsApp::rebalances)
@@ -31,16 +34,9 @@ public final class StreamsGauges {
                 .description("Changelog records replayed into this instance's stores (a restart with its state "
                         + "intact replays only what it had not stored)").register(registry);
         for (final String store : STORES) {
-            Gauge.builder("eddy.store.entries", app, a -> entries(a, store)).tag("store", store)
+            Gauge.builder("eddy.store.entries", app, a -> Stores.approximateEntries(a, store)).tag("store", store)
                     .description("Estimated keys in this instance's active partitions of the store").register(registry);
         }
-    }
-
-    private static double entries(final StreamsApp app, final String store) {
-        try {
-            return app.localStore(store, QueryableStoreTypes.keyValueStore()).map(s -> (double) s.approximateNumEntries()).orElse(Double.NaN);
-        } catch (final InvalidStateStoreException e) {
-            return Double.NaN;
-        }
+        return client;
     }
 }

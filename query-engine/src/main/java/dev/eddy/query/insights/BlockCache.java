@@ -1,4 +1,4 @@
-package dev.eddy.gateway.trends;
+package dev.eddy.query.insights;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,4 +1,4 @@
-package dev.eddy.gateway.trends;
+package dev.eddy.query.insights;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.groups.GroupState;

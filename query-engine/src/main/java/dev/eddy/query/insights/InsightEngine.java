@@ -1,0 +1,696 @@
+package dev.eddy.query.insights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.EventBlock;
+import dev.eddy.columns.StoredBlocks;
+import dev.eddy.funnels.FunnelProgress;
+import dev.eddy.funnels.FunnelQuery;
+import dev.eddy.groups.GroupState;
+import dev.eddy.persons.PersonState;
+import dev.eddy.query.InvalidQuery;
+import dev.eddy.query.PartitionRead;
+import dev.eddy.query.PartitionUnavailable;
+import dev.eddy.query.Stores;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.timelines.TimelineKeys;
+import dev.eddy.topology.StreamsApp;
+import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.PropertyLookup;
+import dev.eddy.trends.TimelineEventSource;
+import dev.eddy.trends.TrendQuery;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.DateTimeException;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.BitSet;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Trends and funnels over the stores of a streams instance. A query is parsed into a {@link Calculation} (refused
+ * with {@link InvalidQuery} as PostHog refuses it); every instance then reads a mergeable partial of the timeline
+ * partitions it runs ({@link #read}: a person and its timeline live on one partition, with the person's properties),
+ * and the merged partials make PostHog's result ({@link Calculation#result}). Who reads which partitions, and how
+ * partials travel, is the caller's. The caller's {@code check} bounds every scan, so a read stops within its time
+ * limit or when cancelled.
+ *
+ * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
+ * rollups instead of its events: hourly counts ({@link StoreNames#HOURLY_COUNTS}) and unique-person markers
+ * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
+ * 720 cells per event name; daily actives one marker per person and day active. Other trends read each partition's
+ * event blocks ({@link StoredBlocks}: only the columns they use, filters decided per distinct value) once every event
+ * of the partition has its row there, and its timelines until then; so do funnels, whose rows are gathered person by
+ * person from the blocks and each person evaluated over its events in timeline order. Answers of sealed blocks (and
+ * funnels' per-person progress) are kept for queries asked again ({@link BlockAnswers}).
+ */
+public final class InsightEngine {
+    /** The kind of the earliest-event read, gathered first for {@code date_from: all}. */
+    public static final String EARLIEST = "earliest";
+    /** Scans check once per this many timeline entries. */
+    private static final int CHECK_EVERY = 4096;
+    /**
+     * The most rows of sealed blocks a funnel gathers from a partition at once (about 150 MB of heap at most: its step
+     * events, each with its uuid); a larger partition is read in shares of its persons.
+     */
+    static final long ROWS_PER_SHARE = 1 << 20;
+
+    private final BlockAnswers answers;
+    private final Map<Kind, PartitionRead<?>> reads = new EnumMap<>(Kind.class);
+
+    /**
+     * @param blockCacheBytes  how much heap this instance's sealed blocks may take kept decoded ({@code insights.block-cache};
+     *                         0 keeps none)
+     * @param answerCacheBytes how much heap sealed blocks' answers may take kept ({@code insights.answer-cache}; 0 keeps none)
+     */
+    public InsightEngine(final long blockCacheBytes, final long answerCacheBytes, final MeterRegistry registry) {
+        final BlockCache blocks = new BlockCache(blockCacheBytes, registry);
+        this.answers = new BlockAnswers(answerCacheBytes, registry);
+        for (final Kind kind : Kind.values()) {
+            reads.put(kind, part(kind.engine, blocks, answers));
+        }
+    }
+
+    /** The partial read of {@code kind}, known to every instance under {@link Kind#path}. */
+    public PartitionRead<?> read(final Kind kind) {
+        return reads.get(kind);
+    }
+
+    /** The read of a project's earliest event, known to every instance under {@link #EARLIEST}. */
+    public PartitionRead<Optional<Long>> earliest() {
+        return new Earliest();
+    }
+
+    /**
+     * A query parsed for a project as of {@code nowMicros}.
+     *
+     * @throws InvalidQuery when PostHog would refuse it (and when the project's timezone is not a zone)
+     */
+    public Calculation calculation(final Kind kind, final Scope scope, final JsonNode query, final long nowMicros) {
+        try {
+            scope.zone();
+        } catch (final DateTimeException e) {
+            throw new InvalidQuery("The project's timezone '" + scope.timezone() + "' is not valid.");
+        }
+        return new Calculation(kind, new Request(scope, query, nowMicros, Optional.empty(), false), false);
+    }
+
+    /**
+     * One query of one kind for one project, parsed: the request every instance reads its partial for, and the
+     * result of their merged partials. A query over {@code date_from: all} first needs the project's earliest event
+     * ({@link #needsEarliest}), gathered with {@link #EARLIEST} over {@link #request}; {@link #withEarliest} then
+     * gives the calculation to gather.
+     */
+    public final class Calculation {
+        private final Kind kind;
+        private final Engine<Object, Object> engine;
+        private final Request request;
+        private final Object parsed;
+        private final boolean needsEarliest;
+
+        @SuppressWarnings("unchecked")
+        /** @param resolved whether {@code draft} carries the project's earliest event as found (if any) */
+        private Calculation(final Kind kind, final Request draft, final boolean resolved) {
+            this.kind = kind;
+            this.engine = (Engine<Object, Object>) kind.engine;
+            final AtomicBoolean earliest = new AtomicBoolean();
+            this.parsed = InvalidQuery.refusing(() -> engine.parse(draft, () -> {
+                earliest.set(true);
+                return draft.earliest().get();
+            }));
+            this.needsEarliest = earliest.get() && !resolved;
+            this.request = needsEarliest ? draft
+                    : new Request(draft.scope(), draft.query(), draft.nowMicros(), draft.earliestMicros(), keep(draft.scope().projectId()));
+        }
+
+        /** The kind whose partials to gather ({@link Kind#path}), or {@link #EARLIEST} first. */
+        public String kind() {
+            return needsEarliest ? EARLIEST : kind.path();
+        }
+
+        /** Whether the project's earliest event is needed first (gather {@link #EARLIEST} with {@link #request}). */
+        public boolean needsEarliest() {
+            return needsEarliest;
+        }
+
+        /** The request every instance reads its partial for. */
+        public JsonNode request() {
+            return request.json();
+        }
+
+        /** The calculation once the project's earliest event is known (empty: it has none). */
+        public Calculation withEarliest(final Optional<Long> earliestMicros) {
+            return new Calculation(kind, new Request(request.scope(), request.query(), request.nowMicros(), earliestMicros, false), true);
+        }
+
+        /** PostHog's result from every instance's partial, merged. */
+        public JsonNode result(final Object whole) {
+            return engine.result(parsed, whole);
+        }
+
+        /**
+         * Whether every instance keeps its answers for this query: one of a shape that may be kept, asked before
+         * ({@link BlockAnswers#askedBefore}, decided here once for every instance).
+         */
+        private boolean keep(final long projectId) {
+            return engine.shape(parsed).map(shape -> answers.askedBefore(projectId + "\n" + kind + "\n" + shape)).orElse(false);
+        }
+    }
+
+    /**
+     * What a calculation is over: the project, in the terms another instance needs to parse the query alike.
+     *
+     * @param timezone an IANA zone id (a bad one makes {@link #calculation} refuse the query)
+     */
+    public record Scope(long projectId, String timezone, int weekStartDay, JsonNode testAccountFilters) {
+        ZoneId zone() {
+            return ZoneId.of(timezone);
+        }
+
+        DayOfWeek weekStart() {
+            return weekStartDay == 1 ? DayOfWeek.MONDAY : DayOfWeek.SUNDAY;
+        }
+    }
+
+    /**
+     * One calculation as sent to every instance: the query with the moment it is "now" for, and the project's
+     * earliest event when {@code date_from: all} needs it, so every instance resolves the same date range; and whether
+     * answers are to be kept for the next query of its shape ({@link BlockAnswers#askedBefore}).
+     */
+    record Request(Scope scope, JsonNode query, long nowMicros, Optional<Long> earliestMicros, boolean keep) {
+        Instant now() {
+            return TimelineEvent.instant(nowMicros);
+        }
+
+        ObjectNode json() {
+            final ObjectNode body = Json.mapper().createObjectNode();
+            final ObjectNode s = body.putObject("scope");
+            s.put("project_id", scope.projectId());
+            s.put("timezone", scope.timezone());
+            s.put("week_start_day", scope.weekStartDay());
+            s.set("test_account_filters", scope.testAccountFilters());
+            body.set("query", query);
+            body.put("now_micros", nowMicros);
+            earliestMicros.ifPresent(e -> body.put("earliest_micros", e));
+            body.put("keep_answers", keep);
+            return body;
+        }
+
+        static Request of(final JsonNode json) {
+            final JsonNode s = json.path("scope");
+            return new Request(new Scope(s.path("project_id").asLong(), s.path("timezone").asText("UTC"), s.path("week_start_day").asInt(0),
+                    s.get("test_account_filters")), json.path("query"), json.path("now_micros").asLong(),
+                    json.hasNonNull("earliest_micros") ? Optional.of(json.get("earliest_micros").asLong()) : Optional.empty(),
+                    json.path("keep_answers").asBoolean(false));
+        }
+
+        Supplier<Optional<Instant>> earliest() {
+            return () -> earliestMicros.map(TimelineEvent::instant);
+        }
+    }
+
+    /**
+     * Reads a partition's blocks of a project ({@link StoredBlocks}), calling {@code check} per block: the sealed
+     * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
+     * their event is not one of {@code eventNames} (when only those count), which are skipped undecoded.
+     */
+    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final StoredBlocks.Sealed sealed,
+                                   final Function<Bytes, byte[]> timelines, final Optional<java.util.Set<String>> eventNames,
+                                   final java.util.function.LongPredicate relevant, final Runnable check,
+                                   final StoredBlocks.Visitor visitor) {
+        final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
+        StoredBlocks.read(blocks, timelines, sealed,
+                event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
+                new StoredBlocks.Visitor() {
+                    @Override
+                    public void block(final EventBlock block, final BitSet deleted) {
+                        check.run();
+                        visitor.block(block, deleted);
+                    }
+
+                    @Override
+                    public void sealed(final long projectId, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                       final StoredBlocks.Sealed source) {
+                        check.run();
+                        visitor.sealed(projectId, block, entry, deleted, source);
+                    }
+
+                    @Override
+                    public void part(final long projectId, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                        check.run();
+                        visitor.part(projectId, block, part, encoded, deleted);
+                    }
+                });
+    }
+
+    /** What differs between trends and funnels: parsing, scanning one partition, and the partial's life. */
+    private interface Engine<Q, P> {
+        Q parse(Request request, Supplier<Optional<Instant>> earliest);
+
+        P partial(Q query);
+
+        void scan(Q query, P partial, KeyValueIterator<Bytes, byte[]> events, PropertyLookup properties, Instant now, Runnable check);
+
+        /**
+         * Answers the query for one partition from its hourly counts instead of its events, if they answer it
+         * exactly; false to scan the events.
+         */
+        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+            return false;
+        }
+
+        /**
+         * Adds the project's rows of one partition's event blocks ({@link StoredBlocks}) to the partial, once they
+         * hold every event of the partition ({@link #scan} reads its timelines until then).
+         *
+         * @param kept the query's {@link #shape} when its answers are kept in {@code answers} for the next query of it
+         */
+        void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
+                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, Runnable check, BlockAnswers answers,
+                        Optional<String> kept, long projectId, int partition);
+
+        /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
+        boolean overlaps(Q query, long firstMicros, long lastMicros);
+
+        /** What decides the answers kept for the query ({@link BlockAnswers}), if any may be kept. */
+        Optional<String> shape(Q query);
+
+        P merge(P into, P other);
+
+        byte[] encode(P partial);
+
+        P decode(Q query, byte[] bytes);
+
+        JsonNode result(Q query, P whole);
+    }
+
+    public enum Kind {
+        TREND(new TrendEngine()),
+        FUNNEL(new FunnelEngine());
+
+        final Engine<?, ?> engine;
+
+        Kind(final Engine<?, ?> engine) {
+            this.engine = engine;
+        }
+
+        /** The kind's name where instances ask each other for its partials. */
+        public String path() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private static final class TrendEngine implements Engine<TrendQuery, TrendQuery.Partial> {
+        @Override
+        public TrendQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return TrendQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public TrendQuery.Partial partial(final TrendQuery query) {
+            return query.partial();
+        }
+
+        @Override
+        public void scan(final TrendQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
+                         final PropertyLookup properties, final Instant now, final Runnable check) {
+            // Events no series counts are skipped by name and time, undecoded.
+            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
+            int seen = 0;
+            while (events.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = events.next();
+                if (++seen % CHECK_EVERY == 0) {
+                    check.run();
+                }
+                if (query.relevant(TimelineEvent.timeOf(entry.value)) && (names == null || TimelineEvent.nameIn(entry.value, names))) {
+                    query.add(partial, TimelineKeys.person(entry.key).toString(), TimelineEvent.decode(entry.value), properties, now);
+                }
+            }
+        }
+
+        /**
+         * Sealed blocks' and parts' partials are kept ({@link BlockAnswers}) when the query's
+         * {@link TrendQuery#blockShape shape} alone decides them: a query asked again reads only what was written
+         * since (the blocks and parts it has not met, and the newest rows, stored one by one).
+         */
+        @Override
+        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
+                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+                               final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
+                               final long projectId, final int partition) {
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+                    @Override
+                    public void block(final EventBlock block, final BitSet deleted) {
+                        query.add(partial, block, deleted, properties, now);
+                    }
+
+                    @Override
+                    public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                       final StoredBlocks.Sealed source) {
+                        if (shape.isEmpty() || !query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                            StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
+                            return;
+                        }
+                        keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
+                            final EventBlock found = source.block(project, block, entry);
+                            return found == null ? null : answerOf(found, deleted);
+                        }, TrendQuery.Partial::memoryBytes));
+                    }
+
+                    @Override
+                    public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                        if (shape.isEmpty()) {
+                            StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
+                            return;
+                        }
+                        keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
+                                () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
+                    }
+
+                    private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
+                        final TrendQuery.Partial own = query.partial();
+                        query.add(own, block, deleted, properties, now);
+                        return own;
+                    }
+
+                    private void keep(final TrendQuery.Partial answer) {
+                        if (answer != null) {
+                            partial.merge(answer);
+                        }
+                    }
+                });
+            }
+        }
+
+        @Override
+        public boolean overlaps(final TrendQuery query, final long firstMicros, final long lastMicros) {
+            return query.overlaps(firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final TrendQuery query) {
+            return query.blockShape();
+        }
+
+        @Override
+        public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+            return query.countInto(partial, hourly, markers, projectId);
+        }
+
+        @Override
+        public TrendQuery.Partial merge(final TrendQuery.Partial into, final TrendQuery.Partial other) {
+            return into.merge(other);
+        }
+
+        @Override
+        public byte[] encode(final TrendQuery.Partial partial) {
+            return partial.encode();
+        }
+
+        @Override
+        public TrendQuery.Partial decode(final TrendQuery query, final byte[] bytes) {
+            return query.decode(bytes);
+        }
+
+        @Override
+        public JsonNode result(final TrendQuery query, final TrendQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
+     * Funnels read the blocks ({@link FunnelQuery.BlockRowsCollector}), or, until a partition's are complete, its
+     * timelines person by person (the store's key order), each in time order.
+     */
+    private static final class FunnelEngine implements Engine<FunnelQuery, FunnelQuery.Partial> {
+        @Override
+        public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return FunnelQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public FunnelQuery.Partial partial(final FunnelQuery query) {
+            return query.partial();
+        }
+
+        @Override
+        public void scan(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
+                         final PropertyLookup properties, final Instant now, final Runnable check) {
+            UUID current = null;
+            final List<TimelineEvent> timeline = new java.util.ArrayList<>();
+            int seen = 0;
+            while (events.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = events.next();
+                if (++seen % CHECK_EVERY == 0) {
+                    check.run();
+                }
+                final UUID person = TimelineKeys.person(entry.key);
+                if (!person.equals(current)) {
+                    evaluate(query, partial, current, timeline, properties, now);
+                    current = person;
+                    timeline.clear();
+                }
+                if (query.relevant(TimelineEvent.timeOf(entry.value))) {
+                    timeline.add(TimelineEvent.decode(entry.value));
+                }
+            }
+            evaluate(query, partial, current, timeline, properties, now);
+        }
+
+        /**
+         * Rows of the funnel's events collected per person from every block, then each person evaluated. A partition
+         * with more than {@link #ROWS_PER_SHARE} rows in the funnel's range is read in shares of its persons, one
+         * after the other, so what is held at once stays bounded however large the partition grows. A funnel whose
+         * {@link FunnelQuery#progressShape shape} alone decides each person's part, over a partition that fits one
+         * share, keeps its {@link FunnelProgress} between queries instead: asked again, it evaluates only the
+         * persons whose rows changed.
+         */
+        @Override
+        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
+                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+                               final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
+                               final long projectId, final int partition) {
+            final long rows;
+            if (shape.isPresent()) {
+                // One walk of the entries finds both the units to keep progress over and the rows they hold.
+                final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
+                final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
+                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+                        @Override
+                        public void block(final EventBlock block, final BitSet deleted) {
+                            tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
+                        }
+
+                        @Override
+                        public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                           final StoredBlocks.Sealed source) {
+                            if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                                units.add(FunnelProgress.Unit.sealed(project, block, entry, deleted, source));
+                            }
+                        }
+
+                        @Override
+                        public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                            units.add(FunnelProgress.Unit.part(block, part, encoded, deleted));
+                        }
+                    });
+                }
+                rows = units.stream().filter(FunnelProgress.Unit::isSealed).count() * BlockKeys.ROWS;
+                if (rows <= ROWS_PER_SHARE) {
+                    answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
+                            check, partial));
+                    return;
+                }
+            } else {
+                rows = sealedRows(query, blocks);
+            }
+            final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
+            for (int share = 0; share < shares; share++) {
+                final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
+                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, collector::add);
+                }
+                check.run();
+                collector.finish(partial);
+            }
+        }
+
+        /** The rows of the sealed blocks whose span meets the funnel's range. */
+        private static long sealedRows(final FunnelQuery query, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks) {
+            long rows = 0;
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+                while (range.hasNext()) {
+                    final KeyValue<Bytes, byte[]> entry = range.next();
+                    if (BlockKeys.kind(entry.key) == BlockKeys.Kind.SEALED) {
+                        final BlockKeys.Sealed sealed = BlockKeys.Sealed.decode(entry.value);
+                        rows += query.overlaps(sealed.firstMicros(), sealed.lastMicros()) ? BlockKeys.ROWS : 0;
+                    }
+                }
+            }
+            return rows;
+        }
+
+        @Override
+        public boolean overlaps(final FunnelQuery query, final long firstMicros, final long lastMicros) {
+            return query.overlaps(firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final FunnelQuery query) {
+            return query.progressShape();
+        }
+
+        private static void evaluate(final FunnelQuery query, final FunnelQuery.Partial partial, final UUID person,
+                                     final List<TimelineEvent> timeline, final PropertyLookup properties, final Instant now) {
+            if (person == null || timeline.isEmpty()) {
+                return;
+            }
+            final String id = person.toString();
+            query.add(partial, timeline, e -> new TimelineEventSource(id, e, properties), now);
+        }
+
+        @Override
+        public FunnelQuery.Partial merge(final FunnelQuery.Partial into, final FunnelQuery.Partial other) {
+            return into.merge(other);
+        }
+
+        @Override
+        public byte[] encode(final FunnelQuery.Partial partial) {
+            return partial.encode();
+        }
+
+        @Override
+        public FunnelQuery.Partial decode(final FunnelQuery query, final byte[] bytes) {
+            return query.decode(bytes);
+        }
+
+        @Override
+        public JsonNode result(final FunnelQuery query, final FunnelQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /** A kind of insight as a scatter partial over the timelines. */
+    private static <Q, P> PartitionRead<P> part(final Engine<Q, P> engine, final BlockCache blocks, final BlockAnswers answers) {
+        return new PartitionRead<>() {
+            @Override
+            public String store() {
+                return StoreNames.EVENT_TIMELINES;
+            }
+
+            @Override
+            public P read(final StreamsApp app, final List<Integer> partitions, final JsonNode json, final Runnable check) {
+                final Request request = Request.of(json);
+                final Q query = InvalidQuery.refusing(() -> engine.parse(request, request.earliest()));
+                // A query too large to hold (breakdown values times intervals) is refused as PostHog's users would expect.
+                try {
+                    return InvalidQuery.refusing(() -> InsightEngine.read(engine, blocks, answers, query, request, app, partitions, check));
+                } catch (final EventBlock.Gone e) {
+                    // A block removed (every row of it moved or expired) while this read used it: read again.
+                    throw new PartitionUnavailable("a block was removed while the query read it", e);
+                }
+            }
+
+            @Override
+            public byte[] encode(final P partial) {
+                return engine.encode(partial);
+            }
+
+            @Override
+            public P decode(final JsonNode json, final byte[] bytes) {
+                final Request request = Request.of(json);
+                return engine.decode(InvalidQuery.refusing(() -> engine.parse(request, request.earliest())), bytes);
+            }
+
+            @Override
+            public P merge(final P into, final P other) {
+                return InvalidQuery.refusing(() -> engine.merge(into, other));
+            }
+        };
+    }
+
+    /** The project's earliest event, for {@code date_from: all}. */
+    private static final class Earliest implements PartitionRead<Optional<Long>> {
+        @Override
+        public String store() {
+            return StoreNames.EVENT_TIMELINES;
+        }
+
+        @Override
+        public Optional<Long> read(final StreamsApp app, final List<Integer> partitions, final JsonNode json, final Runnable check) {
+            final long projectId = Request.of(json).scope().projectId();
+            Optional<Long> min = Optional.empty();
+            for (final int p : partitions) {
+                check.run();
+                min = merge(min, TimelineScans.earliest(Stores.partition(app, StoreNames.EVENT_TIMELINES, p), projectId)
+                        .map(TimelineEvent::micros));
+            }
+            return min;
+        }
+
+        @Override
+        public byte[] encode(final Optional<Long> earliest) {
+            return earliest.map(micros -> java.nio.ByteBuffer.allocate(Long.BYTES).putLong(micros).array()).orElse(new byte[0]);
+        }
+
+        @Override
+        public Optional<Long> decode(final JsonNode request, final byte[] bytes) {
+            return bytes.length == Long.BYTES ? Optional.of(java.nio.ByteBuffer.wrap(bytes).getLong()) : Optional.empty();
+        }
+
+        @Override
+        public Optional<Long> merge(final Optional<Long> a, final Optional<Long> b) {
+            return a.isEmpty() ? b : b.isEmpty() ? a : Optional.of(Math.min(a.get(), b.get()));
+        }
+    }
+
+    /** One instance's partitions of the timelines (and persons), as one partial. */
+    private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final BlockAnswers answers, final Q query, final Request request,
+                                 final StreamsApp app, final List<Integer> partitions, final Runnable check) {
+        final P partial = engine.partial(query);
+        final long project = request.scope().projectId();
+        final Optional<String> kept = request.keep() && answers.enabled() ? engine.shape(query) : Optional.empty();
+        final ReadOnlyKeyValueStore<String, GroupState> groups = Stores.global(app, StoreNames.GROUPS_GLOBAL);
+        for (final int p : partitions) {
+            check.run();
+            if (engine.count(query, partial, Stores.partition(app, StoreNames.HOURLY_COUNTS, p),
+                    Stores.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
+                continue;
+            }
+            final ReadOnlyKeyValueStore<String, PersonState> persons = Stores.partition(app, StoreNames.PERSONS, p);
+            final PropertyLookup properties = TimelineScans.properties(project, persons, groups);
+            final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Stores.partition(app, StoreNames.EVENT_TIMELINES, p);
+            final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
+            if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
+                try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
+                    engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
+                            timelines::get, properties, request.now(), check, answers, kept, project, p);
+                }
+                continue;
+            }
+            try (KeyValueIterator<Bytes, byte[]> events = timelines.range(TimelineKeys.projectStart(project), TimelineKeys.projectEnd(project))) {
+                engine.scan(query, partial, events, properties, request.now(), check);
+            }
+        }
+        return partial;
+    }
+
+}
