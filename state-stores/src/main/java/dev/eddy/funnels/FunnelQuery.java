@@ -73,6 +73,9 @@ public final class FunnelQuery {
     private final Optional<PeriodFunnel> trends;
     private final Optional<FunnelBreakdown> breakdown;
     private final OptionalInt aggregationGroup;
+    /** How each actor is evaluated (both kinds hold only the funnel's settings: shared by every actor and thread). */
+    private final OrderedFunnel ordered;
+    private final UnorderedFunnel unordered;
 
     private FunnelQuery(final List<Step> steps, final List<Exclusion> exclusions, final String orderType, final long windowMicros,
                         final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert,
@@ -87,6 +90,8 @@ public final class FunnelQuery {
         this.trends = trends;
         this.breakdown = breakdown;
         this.aggregationGroup = aggregationGroup;
+        this.ordered = "unordered".equals(orderType) ? null : new OrderedFunnel(steps.size(), windowMicros, "strict".equals(orderType));
+        this.unordered = "unordered".equals(orderType) ? new UnorderedFunnel(steps.size(), windowMicros) : null;
     }
 
     /**
@@ -462,7 +467,7 @@ public final class FunnelQuery {
         private final PropertyLookup properties;
         private final Instant now;
         /** Each actor's index: a person by its uuid, a group by its key (a string). */
-        private final Map<Object, Integer> actors = new HashMap<>();
+        private final ActorIndex actors = new ActorIndex();
         private final List<Object> actorKeys = new ArrayList<>();
         private int[] person = new int[1024];
         private long[] time = new long[1024];
@@ -473,6 +478,13 @@ public final class FunnelQuery {
         private final Map<BitSet, int[]> interned = new HashMap<>();
         private final BitSet matched = new BitSet();
         private final BitSet gaps = new BitSet();
+        /** Steps or gaps matched as one long's bits, as the array events share (when every step and gap fits one). */
+        private final Map<Long, int[]> internedMasks = new HashMap<>();
+        private final boolean masks = steps.stream().allMatch(s -> s.order() < Long.SIZE)
+                && exclusions.stream().allMatch(e -> e.toStep() <= Long.SIZE);
+        /** Per exclusion, its gaps' bits. */
+        private final long[] gapMasks = exclusions.stream().mapToLong(e -> e.toStep() <= Long.SIZE && e.fromStep() < e.toStep()
+                ? (e.toStep() == Long.SIZE ? -1L : (1L << e.toStep()) - 1) & -(1L << e.fromStep()) : 0L).toArray();
 
         private final long first = firstMicros();
         private final long last = lastMicros();
@@ -597,23 +609,48 @@ public final class FunnelQuery {
                 if (globalFilter != null && !globalFilter.test(r)) {
                     continue;
                 }
-                matched.clear();
-                for (int i = 0; i < steps.size(); i++) {
-                    if ((stepCodes[i] == ANY_EVENT || stepCodes[i] == code) && (stepFilters[i] == null || stepFilters[i].test(r))) {
-                        matched.set(steps.get(i).order());
+                final int[] stepsMatched;
+                final int[] gapsMatched;
+                if (masks) {
+                    // A bit per step or gap (every funnel but one of more than 63 steps): no BitSet to hash per row.
+                    long m = 0;
+                    for (int i = 0; i < steps.size(); i++) {
+                        if ((stepCodes[i] == ANY_EVENT || stepCodes[i] == code) && (stepFilters[i] == null || stepFilters[i].test(r))) {
+                            m |= 1L << steps.get(i).order();
+                        }
                     }
-                }
-                gaps.clear();
-                for (int i = 0; i < exclusions.size(); i++) {
-                    if ((exclusionCodes[i] == ANY_EVENT || exclusionCodes[i] == code) && (exclusionFilters[i] == null || exclusionFilters[i].test(r))) {
-                        gaps.set(exclusions.get(i).fromStep(), exclusions.get(i).toStep());
+                    long g = 0;
+                    for (int i = 0; i < exclusions.size(); i++) {
+                        if ((exclusionCodes[i] == ANY_EVENT || exclusionCodes[i] == code) && (exclusionFilters[i] == null || exclusionFilters[i].test(r))) {
+                            g |= gapMasks[i];
+                        }
                     }
-                }
-                if (matched.isEmpty() && gaps.isEmpty() && !strict) {
-                    continue;
+                    if (m == 0 && g == 0 && !strict) {
+                        continue;
+                    }
+                    stepsMatched = intern(m);
+                    gapsMatched = intern(g);
+                } else {
+                    matched.clear();
+                    for (int i = 0; i < steps.size(); i++) {
+                        if ((stepCodes[i] == ANY_EVENT || stepCodes[i] == code) && (stepFilters[i] == null || stepFilters[i].test(r))) {
+                            matched.set(steps.get(i).order());
+                        }
+                    }
+                    gaps.clear();
+                    for (int i = 0; i < exclusions.size(); i++) {
+                        if ((exclusionCodes[i] == ANY_EVENT || exclusionCodes[i] == code) && (exclusionFilters[i] == null || exclusionFilters[i].test(r))) {
+                            gaps.set(exclusions.get(i).fromStep(), exclusions.get(i).toStep());
+                        }
+                    }
+                    if (matched.isEmpty() && gaps.isEmpty() && !strict) {
+                        continue;
+                    }
+                    stepsMatched = intern(matched);
+                    gapsMatched = intern(gaps);
                 }
                 final java.util.UUID uuid = block.uuid(r);
-                final FunnelEvent event = new FunnelEvent(t, uuid.toString(), intern(matched), intern(gaps),
+                final FunnelEvent event = new FunnelEvent(t, uuid.toString(), stepsMatched, gapsMatched,
                         breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 if (actorOf[actorCode] == MINE) {
                     final Object key = actorKey(group, block, actorCode);
@@ -632,10 +669,11 @@ public final class FunnelQuery {
 
         /** @param key a person's uuid, or a group's key */
         private int actor(final Object key) {
-            return actors.computeIfAbsent(key, k -> {
-                actorKeys.add(k);
-                return actorKeys.size() - 1;
-            });
+            final int found = actors.indexOf(key, actorKeys.size());
+            if (found == actorKeys.size()) {
+                actorKeys.add(key);
+            }
+            return found;
         }
 
         private void add(final int actor, final long t, final java.util.UUID uuid, final FunnelEvent event) {
@@ -651,6 +689,16 @@ public final class FunnelQuery {
             uuidHigh[n] = uuid.getMostSignificantBits();
             uuidLow[n] = uuid.getLeastSignificantBits();
             events.add(event);
+        }
+
+        /** The numbers of the bits {@code mask} has, ascending: one array per distinct mask. */
+        private int[] intern(final long mask) {
+            int[] values = internedMasks.get(mask);
+            if (values == null) {
+                values = BitSet.valueOf(new long[] {mask}).stream().toArray();
+                internedMasks.put(mask, values);
+            }
+            return values;
         }
 
         /** The numbers {@code bits} has, ascending. */
@@ -722,6 +770,67 @@ public final class FunnelQuery {
         }
     }
 
+    /**
+     * The index of each actor met: a person's by its uuid's two longs in an open-addressed table (no boxing, no
+     * {@code UUID.equals} call chains: a funnel looks persons up once per block they have rows in), a group's by key.
+     */
+    static final class ActorIndex {
+        private long[] high = new long[1 << 10];
+        private long[] low = new long[1 << 10];
+        /** Per slot, the index + 1; 0 for an empty slot. */
+        private int[] slots = new int[1 << 10];
+        private int persons;
+        private final Map<Object, Integer> groups = new HashMap<>();
+
+        /** The index of {@code key} (a person's {@link java.util.UUID} or a group's key), {@code next} if new. */
+        int indexOf(final Object key, final int next) {
+            if (!(key instanceof java.util.UUID uuid)) {
+                return groups.computeIfAbsent(key, k -> next);
+            }
+            final long h = uuid.getMostSignificantBits();
+            final long l = uuid.getLeastSignificantBits();
+            int slot = slot(h, l, slots.length);
+            while (slots[slot] != 0) {
+                if (high[slot] == h && low[slot] == l) {
+                    return slots[slot] - 1;
+                }
+                slot = (slot + 1) & (slots.length - 1);
+            }
+            high[slot] = h;
+            low[slot] = l;
+            slots[slot] = next + 1;
+            if (++persons * 2 > slots.length) {
+                grow();
+            }
+            return next;
+        }
+
+        private static int slot(final long high, final long low, final int length) {
+            final long mixed = (high ^ Long.rotateLeft(low, 32)) * 0x9E3779B97F4A7C15L;
+            return (int) (mixed >>> 40) & (length - 1);
+        }
+
+        private void grow() {
+            final long[] oldHigh = high;
+            final long[] oldLow = low;
+            final int[] oldSlots = slots;
+            high = new long[oldSlots.length * 2];
+            low = new long[oldSlots.length * 2];
+            slots = new int[oldSlots.length * 2];
+            for (int i = 0; i < oldSlots.length; i++) {
+                if (oldSlots[i] != 0) {
+                    int slot = slot(oldHigh[i], oldLow[i], slots.length);
+                    while (slots[slot] != 0) {
+                        slot = (slot + 1) & (slots.length - 1);
+                    }
+                    high[slot] = oldHigh[i];
+                    low[slot] = oldLow[i];
+                    slots[slot] = oldSlots[i];
+                }
+            }
+        }
+    }
+
     /** Rows a collector took from one block: each row's actor index and row number, in row order. */
     static final class RowsTaken {
         private int[] actors = new int[256];
@@ -755,6 +864,8 @@ public final class FunnelQuery {
     }
 
     private static final int ANY_EVENT = -2;
+    /** The breakdown values of a funnel without a breakdown: the one empty value. */
+    private static final List<List<String>> NO_BREAKDOWN = List.of(List.of());
     /** An actor code of a block not met yet in {@link BlockRowsCollector#add}. */
     private static final int NOT_YET = -1;
     /** An actor code of a block whose actor is another share's. */
@@ -828,10 +939,9 @@ public final class FunnelQuery {
         if (fed.isEmpty()) {
             return;
         }
-        final boolean unordered = "unordered".equals(orderType);
-        final List<List<String>> values = breakdown.map(b -> b.candidates(fed, unordered)).orElse(List.of(List.of()));
-        final int attributionStep = breakdown.map(FunnelBreakdown::attributionStep).orElse(-1);
-        final boolean filtered = breakdown.map(FunnelBreakdown::filtersEvents).orElse(false);
+        final List<List<String>> values = breakdown.isEmpty() ? NO_BREAKDOWN : breakdown.get().candidates(fed, unordered != null);
+        final int attributionStep = breakdown.isEmpty() ? -1 : breakdown.get().attributionStep();
+        final boolean filtered = breakdown.isPresent() && breakdown.get().filtersEvents();
         for (final List<String> value : values) {
             final List<FunnelEvent> events = filtered ? fed.stream().filter(e -> e.breakdown().equals(value)).toList() : fed;
             if (events.isEmpty()) {
@@ -852,8 +962,8 @@ public final class FunnelQuery {
                 });
                 continue;
             }
-            final FunnelOutcome outcome = unordered ? new UnorderedFunnel(steps.size(), windowMicros).evaluate(events, attributionStep, value)
-                    : new OrderedFunnel(steps.size(), windowMicros, "strict".equals(orderType)).evaluate(events, attributionStep, value);
+            final FunnelOutcome outcome = unordered != null ? unordered.evaluate(events, attributionStep, value)
+                    : ordered.evaluate(events, attributionStep, value);
             if (outcome.counts()) {
                 into.outcomes.computeIfAbsent(value, v -> new ArrayList<>()).add(outcome);
             }
@@ -967,11 +1077,10 @@ public final class FunnelQuery {
     private ArrayNode steps(final List<FunnelOutcome> outcomes, final Optional<List<String>> value) {
         final ArrayNode result = NODES.arrayNode();
         final List<FunnelSteps.Step> counted = FunnelSteps.of(steps.size(), outcomes);
-        final boolean unordered = "unordered".equals(orderType);
         for (final FunnelSteps.Step s : counted) {
             final Step step = steps.get(s.order());
             final ObjectNode node = result.addObject();
-            if (unordered) {
+            if (unordered != null) {
                 node.putNull("action_id");
                 node.put("name", "Completed " + (s.order() + 1) + " step" + (s.order() > 0 ? "s" : ""));
                 node.putNull("custom_name");

@@ -34,26 +34,45 @@ public final class OrderedFunnel {
         this.strict = strict;
     }
 
-    /** One attempt: when it started, the time and event of each step it completed, whether an exclusion hit it. */
+    /**
+     * One attempt: when it started, the time and event of each step it completed (arrays never changed once made),
+     * whether an exclusion hit it.
+     */
     private static final class Attempt {
+        private static final long[] NO_TIMES = {};
+        private static final String[] NO_UUIDS = {};
         final long start;
-        final List<Long> times;
-        final List<String> uuids;
+        final long[] times;
+        final String[] uuids;
         boolean excluded;
 
-        Attempt(final long start, final List<Long> times, final List<String> uuids, final boolean excluded) {
+        Attempt(final long start, final long[] times, final String[] uuids, final boolean excluded) {
             this.start = start;
             this.times = times;
             this.uuids = uuids;
             this.excluded = excluded;
         }
 
+        /** An attempt starting at {@code start}, before its first step. */
+        static Attempt at(final long start) {
+            return new Attempt(start, NO_TIMES, NO_UUIDS, false);
+        }
+
         Attempt plus(final long time, final String uuid) {
-            final List<Long> t = new ArrayList<>(times);
-            t.add(time);
-            final List<String> u = new ArrayList<>(uuids);
-            u.add(uuid);
+            final long[] t = java.util.Arrays.copyOf(times, times.length + 1);
+            t[times.length] = time;
+            final String[] u = java.util.Arrays.copyOf(uuids, uuids.length + 1);
+            u[uuids.length] = uuid;
             return new Attempt(start, t, u, excluded);
+        }
+
+        boolean has(final String uuid) {
+            for (final String u : uuids) {
+                if (u.equals(uuid)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -76,6 +95,9 @@ public final class OrderedFunnel {
         final Attempt[] entered = new Attempt[steps + 1];
         final Attempt[] furthest = {null};
         final int[] furthestStep = {0};
+        int[] codedSteps = null;
+        int[] codedExclusions = null;
+        int[] codes = null;
         int i = 0;
         while (i < events.size() && entered[steps] == null) {
             // The events that share this timestamp.
@@ -85,14 +107,21 @@ public final class OrderedFunnel {
             }
             final List<FunnelEvent> group = events.subList(i, j);
             final long time = events.get(i).timeMicros();
-            entered[0] = new Attempt(time, List.of(), List.of(), false);
+            entered[0] = Attempt.at(time);
             boolean alike = true;
             for (int k = 1; k < group.size() && alike; k++) {
                 alike = group.get(k).sameMatchesAs(group.get(0));
             }
             if (alike) {
                 for (final FunnelEvent event : group) {
-                    process(event, encoded(event), entered, furthest, furthestStep, false, attribution);
+                    // Events share their arrays of steps and exclusions (a funnel's rows intern them): encoded once
+                    // per run of events alike.
+                    if (event.steps() != codedSteps || event.exclusions() != codedExclusions) {
+                        codedSteps = event.steps();
+                        codedExclusions = event.exclusions();
+                        codes = encoded(event);
+                    }
+                    process(event, codes, entered, furthest, furthestStep, false, attribution);
                     if (strict) {
                         for (int s = 1; s <= steps; s++) {
                             if (!event.matches(s - 1)) {
@@ -125,10 +154,10 @@ public final class OrderedFunnel {
         if (furthest[0].excluded) {
             return FunnelOutcome.EXCLUDED;
         }
-        final List<Long> times = furthest[0].times;
-        final double[] timings = new double[times.size() - 1];
-        for (int k = 1; k < times.size(); k++) {
-            timings[k - 1] = (times.get(k) - times.get(k - 1)) / 1_000_000.0;
+        final long[] times = furthest[0].times;
+        final double[] timings = new double[times.length - 1];
+        for (int k = 1; k < times.length; k++) {
+            timings[k - 1] = (times[k] - times[k - 1]) / 1_000_000.0;
         }
         return FunnelOutcome.reached(furthestStep[0] - 1, timings);
     }
@@ -187,7 +216,7 @@ public final class OrderedFunnel {
                 }
                 continue;
             }
-            if (attribution.refuses(step - 1, event) || together && previous.uuids.contains(event.uuid())) {
+            if (attribution.refuses(step - 1, event) || together && previous.has(event.uuid())) {
                 continue;
             }
             final Attempt next = previous.plus(time, event.uuid());
