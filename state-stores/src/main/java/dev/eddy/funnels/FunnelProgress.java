@@ -27,9 +27,10 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>Kept: the sealed blocks it was built from (each block's id and deleted rows: a block's content), which persons have
  * funnel rows in which block, and each person's {@link Contribution} to the answer from its sealed rows alone. A read
  * compares the partition's sealed blocks with those: persons with rows in a block added, removed or changed (rows
- * deleted by a merge or by expiry) are evaluated again from all their sealed rows. Persons with rows in the blocks
- * being filled (parts and tail, which change all the time) are evaluated from all their rows for this read only. Every
- * other person adds its kept contribution. So the answer equals a fresh evaluation of every person by construction;
+ * deleted by a merge or by expiry) are evaluated again from all their sealed rows. Persons with rows in the tail of
+ * the block being filled (stored one by one, which change all the time) are evaluated from all their rows, and that
+ * contribution kept apart with the uuids of their tail rows: asked again with the same tail rows and nothing else of
+ * theirs changed, they add it as it was. Every other person adds its kept contribution. So the answer equals a fresh evaluation of every person by construction;
  * a read that fails part way (a block removed under it, the query cancelled) forgets everything, and the next builds
  * again from nothing.
  *
@@ -77,6 +78,10 @@ public final class FunnelProgress {
     }
 
     private record Applied(Object content, BitSet deleted) {
+    }
+
+    /** A person's rows being filled ({@link #tailRows}) and its contribution with them (null: it adds nothing). */
+    private record Tailed(long[] rows, Contribution contribution) {
     }
 
     /**
@@ -147,7 +152,11 @@ public final class FunnelProgress {
     /** Bits of a row number in an entry of {@link #rowsOf} (a block has at most 4,096 rows). */
     private static final int ROW_BITS = 13;
     private final Map<UUID, Contribution> contributions = new HashMap<>();
+    /** Per person with rows being filled at the last read: those rows' uuids, and its contribution with them. */
+    private final Map<UUID, Tailed> tailed = new HashMap<>();
+    private long baseWeight;
     private long weight;
+    private int evaluatedLastRead;
 
     /**
      * Adds the funnel's answer over a partition's rows of a project to {@code into}: every person's, as
@@ -172,15 +181,8 @@ public final class FunnelProgress {
 
     private void apply(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
                        final Instant now, final Runnable check, final FunnelQuery.Partial into) {
-        // Persons with rows being filled: evaluated from all their rows, for this read.
-        final FunnelQuery.BlockRowsCollector filling = query.collector(properties, now);
-        for (final UnsealedBlock block : unsealed) {
-            check.run();
-            filling.add(block.block(), block.deleted());
-        }
-        final Set<UUID> moving = new HashSet<>();
-        filling.actors().forEach(actor -> moving.add((UUID) actor));
-        filling.only(moving);
+        // Persons with rows being filled (the tail), and which: their events' uuids, in row order.
+        final Map<UUID, long[]> tailOf = tailRows(query, unsealed, properties, now, check);
 
         // Blocks added, removed or changed since the last read; the persons they had rows of.
         final Map<Long, Unit> current = new HashMap<>();
@@ -206,15 +208,36 @@ public final class FunnelProgress {
         // Their new content: every person with rows there changes.
         final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
         final Map<Long, Map<UUID, long[]>> freshRows = new HashMap<>();
+        final List<EventBlock> freshBlocks = new ArrayList<>();
         for (final Unit b : fresh) {
             check.run();
             final EventBlock block = load(b);
             again.add(block, b.deleted());
             freshRows.put(b.number(), rowsByPerson(again, b.number()));
             changed.addAll(freshRows.get(b.number()).keySet());
-            filling.add(block, b.deleted());
+            freshBlocks.add(block);
         }
         again.only(changed);
+
+        // Persons with tail rows evaluated again for this read: those whose tail rows or other rows changed since the
+        // last read; the others add what they added then.
+        final Set<UUID> moving = new HashSet<>();
+        tailOf.forEach((person, rows) -> {
+            final Tailed had = tailed.get(person);
+            if (had == null || changed.contains(person) || !Arrays.equals(had.rows(), rows)) {
+                moving.add(person);
+            }
+        });
+        final FunnelQuery.BlockRowsCollector filling = query.collector(properties, now);
+        filling.only(moving);
+        if (!moving.isEmpty()) {
+            for (final UnsealedBlock block : unsealed) {
+                filling.add(block.block(), block.deleted());
+            }
+            for (int i = 0; i < fresh.size(); i++) {
+                filling.add(freshBlocks.get(i), fresh.get(i).deleted());
+            }
+        }
 
         // The rest of the rows of the persons evaluated, from the units that did not change: just those rows.
         final Map<Long, IntList> againRows = new TreeMap<>();
@@ -259,19 +282,57 @@ public final class FunnelProgress {
                 contributions.put((UUID) actor, c);
             }
         });
+        tailed.keySet().retainAll(tailOf.keySet());
+        filling.finishEach((actor, events) -> tailed.put((UUID) actor, new Tailed(tailOf.get(actor), query.contribution(events))));
+        // A person moving whose rows the funnel takes none of (all outside its steps) adds nothing.
+        for (final UUID person : moving) {
+            tailed.putIfAbsent(person, new Tailed(tailOf.get(person), null));
+        }
         check.run();
 
         final int periodCount = query.periodCells();
-        // Every person's part, weighed on the way (the progress is weighed after each read).
-        long contributionBytes = 0;
+        // Every person's part: with tail rows as evaluated with them, else as kept.
         for (final Map.Entry<UUID, Contribution> kept : contributions.entrySet()) {
-            if (!moving.contains(kept.getKey())) {
+            if (!tailOf.containsKey(kept.getKey())) {
                 kept.getValue().addTo(into, periodCount);
             }
-            contributionBytes += 48 + kept.getValue().memoryBytes();
         }
-        filling.finish(into);
-        weigh(contributionBytes);
+        for (final Tailed t : tailed.values()) {
+            if (t.contribution() != null) {
+                t.contribution().addTo(into, periodCount);
+            }
+        }
+        evaluatedLastRead = changed.size() + moving.size();
+        if (!gone.isEmpty() || !fresh.isEmpty() || baseWeight == 0) {
+            baseWeight = weighUnits();
+        }
+        weight = baseWeight + weighTails();
+    }
+
+    /**
+     * Per person with rows being filled that the funnel takes, those rows' event uuids in row order (two longs each):
+     * the same uuids are the same rows, so the person's part with them is as it was.
+     */
+    private static Map<UUID, long[]> tailRows(final FunnelQuery query, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
+                                              final Instant now, final Runnable check) {
+        final FunnelQuery.BlockRowsCollector probe = query.collector(properties, now);
+        final Map<UUID, long[]> tailOf = new HashMap<>();
+        for (final UnsealedBlock block : unsealed) {
+            check.run();
+            probe.add(block.block(), block.deleted());
+            final FunnelQuery.RowsTaken taken = probe.lastBlockRows();
+            for (int i = 0; i < taken.size(); i++) {
+                final UUID event = block.block().uuid(taken.row(i));
+                tailOf.merge((UUID) probe.actorKey(taken.actor(i)), new long[] {event.getMostSignificantBits(), event.getLeastSignificantBits()},
+                        (had, more) -> {
+                            final long[] both = Arrays.copyOf(had, had.length + 2);
+                            both[had.length] = more[0];
+                            both[had.length + 1] = more[1];
+                            return both;
+                        });
+            }
+        }
+        return tailOf;
     }
 
     /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link #rowsOf} entries. */
@@ -347,10 +408,13 @@ public final class FunnelProgress {
         personsOf.clear();
         rowsOf.clear();
         contributions.clear();
+        tailed.clear();
+        baseWeight = 0;
         weight = 0;
     }
 
-    private void weigh(final long contributionBytes) {
+    /** What the units' index and the kept contributions take (weighed when the units change). */
+    private long weighUnits() {
         long bytes = 256;
         for (final Applied applied : blocks.values()) {
             bytes += 96 + (applied.content() instanceof Bytes encoded ? encoded.get().length : 0);
@@ -361,12 +425,29 @@ public final class FunnelProgress {
         for (final long[] numbers : rowsOf.values()) {
             bytes += 120 + 8L * numbers.length;
         }
-        weight = bytes + contributionBytes;
+        for (final Contribution c : contributions.values()) {
+            bytes += 48 + c.memoryBytes();
+        }
+        return bytes;
+    }
+
+    /** What the contributions with tail rows take (a few hundred persons a partition at most). */
+    private long weighTails() {
+        long bytes = 0;
+        for (final Tailed t : tailed.values()) {
+            bytes += 96 + 8L * t.rows().length + (t.contribution() == null ? 0 : t.contribution().memoryBytes());
+        }
+        return bytes;
     }
 
     /** About what this progress takes on the heap, as of its last read. */
     public synchronized long memoryBytes() {
         return weight;
+    }
+
+    /** How many persons the last read evaluated (rows changed, or rows being filled changed), for tests. */
+    synchronized int evaluatedLastRead() {
+        return evaluatedLastRead;
     }
 
     /** The persons with a contribution kept (for tests and metrics). */

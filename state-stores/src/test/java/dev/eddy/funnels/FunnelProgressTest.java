@@ -1,5 +1,6 @@
 package dev.eddy.funnels;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -232,7 +233,13 @@ class FunnelProgressTest {
                     final FunnelQuery.Partial kept = query.partial();
                     progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES,
                             NOW, () -> { }, kept);
-                    assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, shaped.get(q)).isEqualTo(query.result(partition.fresh(query)));
+                    final JsonNode fresh = query.result(partition.fresh(query));
+                    assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, shaped.get(q)).isEqualTo(fresh);
+                    // Asked again with nothing changed: the same answer, and nobody evaluated again.
+                    final FunnelQuery.Partial again = query.partial();
+                    progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, again);
+                    assertThat(query.result(again)).as("seed %d, step %d again, %s", seed, step, shaped.get(q)).isEqualTo(fresh);
+                    assertThat(progress.get(q).evaluatedLastRead()).as("persons evaluated by a read with nothing changed").isZero();
                 }
             }
             assertThat(progress.get(0).persons()).as("persons are kept").isPositive();
