@@ -19,7 +19,6 @@ import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,17 +156,9 @@ public final class DashboardRoutes {
      */
     private Future<Dashboard> withResults(final Project project, final Dashboard dashboard, final InsightCalculations.Read read) {
         final InsightCalculations.Read onIt = read.onDashboard(dashboard.id()).failingAsStatus();
-        Future<List<Dashboard.Tile>> done = Future.succeededFuture(new ArrayList<>(dashboard.tiles().size()));
-        for (final Dashboard.Tile tile : dashboard.tiles()) {
-            done = done.compose(acc -> (tile.insight() == null ? Future.succeededFuture(tile)
-                    : calculations.withResults(project, DashboardOverride.apply(tile.insight(), dashboard.filters()), onIt)
-                            .map(tile::showing))
-                    .map(shown -> {
-                        acc.add(shown);
-                        return acc;
-                    }));
-        }
-        return done.map(dashboard::withTiles);
+        return TileCalculations.each(dashboard.tiles(), tile -> tile.insight() == null ? Future.succeededFuture(tile)
+                : calculations.withResults(project, DashboardOverride.apply(tile.insight(), dashboard.filters()), onIt).map(tile::showing))
+                .map(dashboard::withTiles);
     }
 
     /** The writable fields of a create or update body, checked. */

@@ -3,6 +3,7 @@ package dev.eddy.gateway.live;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.dashboards.Dashboard;
 import dev.eddy.gateway.dashboards.DashboardRepository;
+import dev.eddy.gateway.dashboards.TileCalculations;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.insights.DashboardOverride;
 import dev.eddy.gateway.insights.Insight;
@@ -15,7 +16,6 @@ import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -62,17 +62,11 @@ public final class DashboardViews implements LiveDashboards.Source {
                         .orElseGet(() -> Future.succeededFuture(Optional.empty()))));
     }
 
-    /** The dashboard's tiles, one calculation after the other (a dashboard can hold many). */
+    /** The dashboard's tiles, calculated side by side ({@link TileCalculations}: a few at a time). */
     private Future<LiveDashboards.View> tiles(final Project project, final Dashboard dashboard) {
         final InsightCalculations.Read read = FRESH.onDashboard(dashboard.id());
-        Future<List<LiveDashboards.Tile>> done = Future.succeededFuture(new ArrayList<>(dashboard.tiles().size()));
-        for (final Dashboard.Tile tile : dashboard.tiles()) {
-            done = done.compose(acc -> tile(project, dashboard, tile, read).map(t -> {
-                acc.add(t);
-                return acc;
-            }));
-        }
-        return done.map(tiles -> new LiveDashboards.View(dashboard.id(), dashboard.name(), List.copyOf(tiles)));
+        return TileCalculations.each(dashboard.tiles(), tile -> tile(project, dashboard, tile, read))
+                .map(tiles -> new LiveDashboards.View(dashboard.id(), dashboard.name(), List.copyOf(tiles)));
     }
 
     private Future<LiveDashboards.Tile> tile(final Project project, final Dashboard dashboard, final Dashboard.Tile tile,
