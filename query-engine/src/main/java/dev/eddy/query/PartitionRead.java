@@ -40,13 +40,14 @@ public interface PartitionRead<P> {
 
     /**
      * {@link #read}, with Kafka Streams' own failure for a store that moved or is restoring (it may come from any
-     * store call) reported as {@link PartitionUnavailable}.
+     * store call) reported as {@link PartitionUnavailable}, and the instance's resolved store handles dropped.
      */
     static <P> P readOn(final PartitionRead<P> read, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                         final Runnable check) {
         try {
             return read.read(app, partitions, request, check);
         } catch (final InvalidStateStoreException e) {
+            app.forgetStores();
             throw new PartitionUnavailable("a store partition moved or is restoring: " + e.getMessage(), e);
         }
     }

@@ -45,7 +45,7 @@ public final class Stores {
      */
     public static <V> Optional<V> get(final StreamsApp app, final String store, final OptionalInt partition,
                                                final String key) {
-        return lookup(() -> partition.isPresent() ? Stores.<String, V>partition(app, store, partition.getAsInt())
+        return lookup(app, () -> partition.isPresent() ? Stores.<String, V>partition(app, store, partition.getAsInt())
                 : Stores.<String, V>global(app, store), key);
     }
 
@@ -56,14 +56,15 @@ public final class Stores {
      * @throws PartitionUnavailable when no copy of it is queryable here
      */
     public static <V> Optional<V> getStale(final StreamsApp app, final String store, final int partition, final String key) {
-        return lookup(() -> app.<ReadOnlyKeyValueStore<String, V>>staleStore(store, QueryableStoreTypes.keyValueStore(), partition)
+        return lookup(app, () -> app.<ReadOnlyKeyValueStore<String, V>>staleStore(store, QueryableStoreTypes.keyValueStore(), partition)
                 .orElseThrow(() -> new PartitionUnavailable("no copy of partition " + partition + " of " + store + " is queryable here")), key);
     }
 
-    private static <V> Optional<V> lookup(final Supplier<ReadOnlyKeyValueStore<String, V>> store, final String key) {
+    private static <V> Optional<V> lookup(final StreamsApp app, final Supplier<ReadOnlyKeyValueStore<String, V>> store, final String key) {
         try {
             return Optional.ofNullable(store.get().get(key));
         } catch (final InvalidStateStoreException e) {
+            app.forgetStores();
             throw new PartitionUnavailable("a store partition moved or is restoring: " + e.getMessage(), e);
         }
     }
