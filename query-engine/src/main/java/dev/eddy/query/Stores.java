@@ -43,8 +43,7 @@ public final class Stores {
      *
      * @throws PartitionUnavailable when that copy is not queryable here (moved, restoring)
      */
-    public static <V> Optional<V> get(final StreamsApp app, final String store, final OptionalInt partition,
-                                               final String key) {
+    public static <V> Optional<V> get(final StreamsApp app, final String store, final OptionalInt partition, final String key) {
         return lookup(app, () -> partition.isPresent() ? Stores.<String, V>partition(app, store, partition.getAsInt())
                 : Stores.<String, V>global(app, store), key);
     }

@@ -122,8 +122,8 @@ public final class InsightEngine {
         private final Object parsed;
         private final boolean needsEarliest;
 
-        @SuppressWarnings("unchecked")
         /** @param resolved whether {@code draft} carries the project's earliest event as found (if any) */
+        @SuppressWarnings("unchecked")
         private Calculation(final Kind kind, final Request draft, final boolean resolved) {
             this.kind = kind;
             this.engine = (Engine<Object, Object>) kind.engine;
