@@ -47,8 +47,7 @@ public interface PartitionRead<P> {
         try {
             return read.read(app, partitions, request, check);
         } catch (final InvalidStateStoreException e) {
-            app.forgetStores();
-            throw new PartitionUnavailable("a store partition moved or is restoring: " + e.getMessage(), e);
+            throw Stores.moved(app, e);
         }
     }
 }

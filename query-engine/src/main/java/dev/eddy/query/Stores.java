@@ -63,9 +63,17 @@ public final class Stores {
         try {
             return Optional.ofNullable(store.get().get(key));
         } catch (final InvalidStateStoreException e) {
-            app.forgetStores();
-            throw new PartitionUnavailable("a store partition moved or is restoring: " + e.getMessage(), e);
+            throw moved(app, e);
         }
+    }
+
+    /**
+     * Kafka Streams' failure of a store that moved or is restoring, as the engine reports it; the instance's resolved
+     * store handles are dropped (one of them may belong to a closed task).
+     */
+    static PartitionUnavailable moved(final StreamsApp app, final InvalidStateStoreException e) {
+        app.forgetStores();
+        return new PartitionUnavailable("a store partition moved or is restoring: " + e.getMessage(), e);
     }
 
     /**

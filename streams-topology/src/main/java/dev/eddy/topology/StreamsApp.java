@@ -44,7 +44,7 @@ public final class StreamsApp implements AutoCloseable {
     private final Map<String, Routing> routing = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     /** Store handles by store, partition and type, each with the {@link #storeGeneration} it was resolved in. */
-    private final Map<String, Resolved> resolvedStores = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<StoreKey, Resolved> resolvedStores = new java.util.concurrent.ConcurrentHashMap<>();
     /**
      * Moves on at every state change and at every start and end of a store's restoration (a task whose state was
      * wiped, say after a corrupted transaction, restores while the instance stays RUNNING): a handle is used only in
@@ -88,6 +88,11 @@ public final class StreamsApp implements AutoCloseable {
 
     /** A store handle and the {@link #storeGeneration} it was resolved in. */
     private record Resolved(long generation, Object store) {
+    }
+
+    /** Which handle: a store's partition ({@link #ALL_PARTITIONS} for every partition, or a global store), by type. */
+    private record StoreKey(String store, int partition, Class<?> type) {
+        static final int ALL_PARTITIONS = -1;
     }
 
     /** The owner of each partition of a key topic, as of one assignment. */
@@ -304,7 +309,7 @@ public final class StreamsApp implements AutoCloseable {
         if (!isQueryable()) {
             return Optional.empty();
         }
-        return Optional.of(resolved(storeName + "\n*\n" + type.getClass().getName(),
+        return Optional.of(resolved(new StoreKey(storeName, StoreKey.ALL_PARTITIONS, type.getClass()),
                 () -> streams.store(StoreQueryParameters.fromNameAndType(storeName, type))));
     }
 
@@ -322,13 +327,13 @@ public final class StreamsApp implements AutoCloseable {
         if (!isQueryable()) {
             return Optional.empty();
         }
-        return Optional.of(resolved(storeName + "\n" + partition + "\n" + type.getClass().getName(),
+        return Optional.of(resolved(new StoreKey(storeName, partition, type.getClass()),
                 () -> streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition))));
     }
 
     /** A store handle resolved in this generation, or resolved now (kept unless a new generation began meanwhile). */
     @SuppressWarnings("unchecked")
-    private <T> T resolved(final String key, final java.util.function.Supplier<T> resolve) {
+    private <T> T resolved(final StoreKey key, final java.util.function.Supplier<T> resolve) {
         final long now = storeGeneration.get();
         if (restoring.get() > 0) {
             return resolve.get();
