@@ -13,13 +13,18 @@ import org.apache.kafka.common.utils.Bytes;
  * key order: a sealed block's entry ({@link Kind#SEALED}: its {@link Sealed} id and time span; the block itself, an
  * {@link EventBlock}, lies apart under {@link #sealedBlock}), the set of its rows that are no longer
  * stored ({@link Kind#DELETED}: moved to another person's partition by a merge, or expired), and, while the block is
- * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}) and its
- * newest rows one record each ({@link Kind#TAIL}, a {@link TailRow}). Every {@link #PART_ROWS} rows the tail becomes
- * a part, and the last row of a block turns its parts and tail into one sealed block: so queries read at most
- * {@link #PART_ROWS} - 1 rows per project and partition one by one, and a project's blocks are few and large. When
- * every row of a sealed block is deleted, the block goes. A project's events are one key range, read in block order:
- * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part and {@code [row: 2]} for a tail row,
- * big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
+ * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}). A
+ * project's newest rows are kept one record each (a {@link TailRow}: the row's sequence and where its event is) in
+ * {@link #PART_ROWS} slots apart from its blocks ({@code [4][project: 8][slot: 2]}), row {@code n} in slot
+ * {@code n mod PART_ROWS}, with the newest row's sequence under {@code [5][project: 8]} ({@link #newest}): every
+ * {@link #PART_ROWS} rows the tail's rows become a part, and the last row of a block turns its parts and tail into one
+ * sealed block. The slots are written over, never deleted, and read by key: the tail is the slots from the newest
+ * row's part on ({@link #tailFrom}). RocksDB walks past every deleted key, and every older version of a key written
+ * over, in a range until compaction drops them: tail rows deleted each time their part was made left 4,096 deleted keys
+ * per block inside the range every query walks, and slots in that range thousands of versions. So queries read at most
+ * {@link #PART_ROWS} - 1 rows per project and partition one by one, and walk only a few keys per block. When every
+ * row of a sealed block is deleted, the block goes. A project's blocks are one key range, read in block order:
+ * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part, big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
  * whose span meets its date range, and of those only the columns it uses: a sealed block is stored section by section
  * ({@link EventBlock#encodeSections}), its table of sections under {@code [3][project: 8][block: 8]} and each section
  * under the same key followed by the section's name. A query that holds a block decoded already reads none of it: a
@@ -29,11 +34,11 @@ import org.apache.kafka.common.utils.Bytes;
  * store is a RocksDB instance per partition, with its own memtables to flush): which row holds each stored event
  * ({@code [1][timeline key]} → the row's sequence number, 8 bytes: {@link #rowOfEvent}) and named numbers
  * ({@code [2][name]} → 8 bytes: {@link #meta}), such as {@link #COMPLETE}, present once every event of the
- * partition's timelines has its row. A project's next row number follows from its last key.
+ * partition's timelines has its row. A project's next row number follows its newest tail row.
  */
 public final class BlockKeys {
     /** The layout's version, kept under {@link #FORMAT}: blocks of another are rebuilt. */
-    public static final long VERSION = 3;
+    public static final long VERSION = 4;
     /** The {@link #meta} name of the layout's version. */
     public static final String FORMAT = "format";
     /** Rows per sealed block. */
@@ -44,13 +49,15 @@ public final class BlockKeys {
     private static final byte ROW_OF_EVENT = 1;
     private static final byte META = 2;
     private static final byte SEALED_BLOCKS = 3;
+    private static final byte TAIL_SLOTS = 4;
+    private static final byte NEWEST_ROW = 5;
     private static final int LENGTH = 1 + 8 + 8 + 1;
     /** The {@link #meta} name present once every event of the partition's timelines has its row. */
     public static final String COMPLETE = "complete";
 
     /** What a key of a project's range holds. */
     public enum Kind {
-        SEALED, DELETED, PART, TAIL
+        SEALED, DELETED, PART
     }
 
     /**
@@ -124,18 +131,24 @@ public final class BlockKeys {
         return part(projectId, block, ROWS / PART_ROWS - 1);
     }
 
-    /** The key of row {@code row} (0 to {@link #ROWS} - 1) of a block being filled. */
-    public static Bytes tail(final long projectId, final long block, final int row) {
-        return Bytes.wrap(key(projectId, block, Kind.TAIL, 2).putShort((short) row).array());
+    /** The key of the tail slot of the row numbered {@code sequence} ({@link TailRow}). */
+    public static Bytes tail(final long projectId, final long sequence) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 2).put(TAIL_SLOTS).putLong(projectId).putShort((short) Math.floorMod(sequence, PART_ROWS))
+                .array());
     }
 
-    /** The first key of a block's tail; with {@link #tailEnd} the range of all of it. */
-    public static Bytes tailStart(final long projectId, final long block) {
-        return tail(projectId, block, 0);
+    /** The key of the sequence of the project's newest row ({@link #number}), absent before its first. */
+    public static Bytes newest(final long projectId) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8).put(NEWEST_ROW).putLong(projectId).array());
     }
 
-    public static Bytes tailEnd(final long projectId, final long block) {
-        return tail(projectId, block, ROWS - 1);
+    /**
+     * The first row of a project's tail, given its newest row: the rows of the newest row's part, unless that part is
+     * complete (and made: then none).
+     */
+    public static long tailFrom(final long newest) {
+        final long next = newest + 1;
+        return next - Math.floorMod(next, PART_ROWS);
     }
 
     /** The first key of a project; with {@link #projectEnd} the range of every block of it. */
@@ -163,11 +176,6 @@ public final class BlockKeys {
             throw new IllegalArgumentException("not a key of a project's blocks");
         }
         return Kind.values()[kind];
-    }
-
-    /** The row of a {@link Kind#TAIL} key. */
-    public static int row(final Bytes key) {
-        return ByteBuffer.wrap(key.get(), LENGTH, 2).getShort() & 0xFFFF;
     }
 
     /** The block of a row's sequence number. */

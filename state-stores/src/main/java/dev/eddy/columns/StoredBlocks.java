@@ -1,17 +1,19 @@
 package dev.eddy.columns;
 
 import java.util.BitSet;
-import java.util.Iterator;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Reads a project's events from the {@code event-blocks} store's key range ({@link BlockKeys}): each sealed block asked
  * for (found by its entry, read by key or kept decoded by the reader) and
- * each part of a block being filled with the set of its rows no longer stored, and the tail rows of a block being
- * filled as one block built from them.
+ * each part of a block being filled with the set of its rows no longer stored, and the project's tail rows as one
+ * block built from them, last.
  */
 public final class StoredBlocks {
     private StoredBlocks() {
@@ -75,64 +77,99 @@ public final class StoredBlocks {
     }
 
     /**
-     * @param entries   a project's range of the store, in key order
-     * @param timelines the partition's timelines, where tail rows find their events
-     * @param sealed    the sealed blocks of the entries; a block it answers null for is not visited
-     * @param keep      which tail rows are worth building into a block, asked with the row's timeline event bytes
-     *                  (queries skip rows outside their range or events unparsed)
+     * One project's events in a partition's stores.
+     *
+     * @param entries   opens the project's range of the event blocks ({@link BlockKeys#projectStart}), in key order
+     * @param blocks    the same store's reads by key: tail slots, sealed blocks
+     * @param timelines the partition's timelines' reads by key, where tail rows find their events
      */
-    public static void read(final Iterator<KeyValue<Bytes, byte[]>> entries, final Function<Bytes, byte[]> timelines,
-                            final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
+    public record Source(long projectId, Supplier<KeyValueIterator<Bytes, byte[]>> entries, Function<Bytes, byte[]> blocks,
+                         Function<Bytes, byte[]> timelines) {
+        public static Source of(final long projectId, final ReadOnlyKeyValueStore<Bytes, byte[]> blocks,
+                                final ReadOnlyKeyValueStore<Bytes, byte[]> timelines) {
+            return new Source(projectId, () -> blocks.range(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId)), blocks::get,
+                    timelines::get);
+        }
+    }
+
+    /**
+     * Visits the project's blocks in block order: sealed blocks and parts as its entries list them, then its tail.
+     * The newest row is read before the entries, and the tail is read from the row after the last one a part or
+     * sealed block met in the entries holds, up to that newest row: rows that become a part while the read runs are
+     * read once, in their part or in the tail, and rows stored after the read began are left for the next.
+     *
+     * @param sealed the sealed blocks of the entries; a block it answers null for is not visited
+     * @param keep   which tail rows are worth building into a block, asked with the row's timeline event bytes
+     *               (queries skip rows outside their range or events unparsed)
+     */
+    public static void read(final Source source, final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
+        final long projectId = source.projectId();
+        final long newest = BlockKeys.number(source.blocks().apply(BlockKeys.newest(projectId)), -1);
         long current = Long.MIN_VALUE;
-        long project = 0;
         BlockKeys.Sealed block = null;
         BitSet deleted = new BitSet();
-        EventBlock.Builder tail = null;
-        while (entries.hasNext()) {
-            final KeyValue<Bytes, byte[]> entry = entries.next();
-            final long number = BlockKeys.block(entry.key);
-            if (number != current) {
-                flush(project, current, block, deleted, sealed, tail, visitor);
-                current = number;
-                block = null;
-                deleted = new BitSet();
-                tail = null;
-            }
-            switch (BlockKeys.kind(entry.key)) {
-                case SEALED -> {
-                    project = BlockKeys.project(entry.key);
-                    block = BlockKeys.Sealed.decode(entry.value);
+        // The newest row a sealed block or part met holds: the tail starts after it.
+        long covered = -1;
+        try (KeyValueIterator<Bytes, byte[]> entries = source.entries().get()) {
+            while (entries.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = entries.next();
+                final long number = BlockKeys.block(entry.key);
+                if (number != current) {
+                    flush(projectId, current, block, deleted, sealed, visitor);
+                    current = number;
+                    block = null;
+                    deleted = new BitSet();
                 }
-                case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
-                case PART -> {
-                    final int part = BlockKeys.part(entry.key);
-                    final int first = part * BlockKeys.PART_ROWS;
-                    visitor.part(BlockKeys.project(entry.key), number, part, entry.value, deleted.get(first, first + BlockKeys.PART_ROWS));
-                }
-                case TAIL -> {
-                    if (tail == null) {
-                        tail = new EventBlock.Builder();
+                switch (BlockKeys.kind(entry.key)) {
+                    case SEALED -> {
+                        block = BlockKeys.Sealed.decode(entry.value);
+                        covered = Math.max(covered, (number + 1) * BlockKeys.ROWS - 1);
                     }
-                    if (!deleted.get(BlockKeys.row(entry.key))) {
-                        final Bytes timelineKey = TailRow.timelineKey(entry.value);
-                        final byte[] event = timelines.apply(timelineKey);
-                        if (event != null && keep.test(event)) {
-                            tail.add(TailRow.row(timelineKey, event));
-                        }
+                    case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
+                    case PART -> {
+                        final int part = BlockKeys.part(entry.key);
+                        final int first = part * BlockKeys.PART_ROWS;
+                        covered = Math.max(covered, number * BlockKeys.ROWS + first + BlockKeys.PART_ROWS - 1);
+                        visitor.part(projectId, number, part, entry.value, deleted.get(first, first + BlockKeys.PART_ROWS));
                     }
                 }
             }
         }
-        flush(project, current, block, deleted, sealed, tail, visitor);
+        flush(projectId, current, block, deleted, sealed, visitor);
+        // The tail's rows are of the newest block read, or of the next (which has no key yet).
+        final EventBlock.Builder tail = tail(source, Math.max(covered + 1, BlockKeys.tailFrom(newest)), newest, current, deleted, keep);
+        if (tail.size() > 0) {
+            visitor.block(tail.build(), new BitSet());
+        }
+    }
+
+    /**
+     * The tail's rows {@code from..newest} in sequence order, but the deleted ones ({@code deleted} are the deleted
+     * rows of block {@code block}) and those whose event {@code keep} does not take.
+     */
+    private static EventBlock.Builder tail(final Source source, final long from, final long newest, final long block, final BitSet deleted,
+                                           final Predicate<byte[]> keep) {
+        final EventBlock.Builder tail = new EventBlock.Builder();
+        for (long sequence = Math.max(0, from); sequence <= newest; sequence++) {
+            final byte[] slot = source.blocks().apply(BlockKeys.tail(source.projectId(), sequence));
+            final TailRow row = slot == null ? null : TailRow.decode(slot);
+            // A slot written over since the newest row was read: more than a part's rows came meanwhile.
+            if (row == null || row.sequence() != sequence
+                    || BlockKeys.blockOf(sequence) == block && deleted.get(BlockKeys.rowOf(sequence))) {
+                continue;
+            }
+            final byte[] event = source.timelines().apply(row.timelineKey());
+            if (event != null && keep.test(event)) {
+                tail.add(TailRow.row(row.timelineKey(), event));
+            }
+        }
+        return tail;
     }
 
     private static void flush(final long project, final long number, final BlockKeys.Sealed entry, final BitSet deleted, final Sealed sealed,
-                              final EventBlock.Builder tail, final Visitor visitor) {
+                              final Visitor visitor) {
         if (entry != null) {
             visitor.sealed(project, number, entry, deleted, sealed);
-        }
-        if (tail != null && tail.size() > 0) {
-            visitor.block(tail.build(), new BitSet());
         }
     }
 }

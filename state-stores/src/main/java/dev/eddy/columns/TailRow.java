@@ -6,37 +6,36 @@ import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * A row of a block still being filled ({@link BlockKeys.Kind#TAIL}): a reference to the event in its person's
- * timeline, which holds it until the row becomes part of a block. Encoding (version 1): {@code [version][timeline key]}.
+ * A row of a block still being filled, in its tail slot ({@link BlockKeys#tail}): its sequence, and a reference to the event in its
+ * person's timeline, which holds it until the row becomes part of a block. Encoding (version 2):
+ * {@code [version][sequence: 8][timeline key]}.
+ *
+ * @param sequence    the row's number in its project
+ * @param timelineKey where its event is stored
  */
-public final class TailRow {
-    private static final byte VERSION = 1;
+public record TailRow(long sequence, Bytes timelineKey) {
+    private static final byte VERSION = 2;
     /** The row of an event that left before its part was made: never read (its row is marked deleted). */
     private static final EventBlock.Row LEFT = new EventBlock.Row(0, new UUID(0, 0), new UUID(0, 0), "", "", Map.of(),
             Json.mapper().createObjectNode());
 
-    private TailRow() {
+    public byte[] encode() {
+        return ByteBuffer.allocate(1 + Long.BYTES + TimelineKeys.LENGTH).put(VERSION).putLong(sequence).put(timelineKey.get()).array();
     }
 
-    public static byte[] encode(final Bytes timelineKey) {
-        final byte[] value = new byte[1 + TimelineKeys.LENGTH];
-        value[0] = VERSION;
-        System.arraycopy(timelineKey.get(), 0, value, 1, TimelineKeys.LENGTH);
-        return value;
-    }
-
-    /** @throws IllegalArgumentException on bytes that are not a version-1 tail row */
-    public static Bytes timelineKey(final byte[] tailRow) {
-        if (tailRow.length != 1 + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
+    /** @throws IllegalArgumentException on bytes that are not a tail row of this version */
+    public static TailRow decode(final byte[] tailRow) {
+        if (tailRow.length != 1 + Long.BYTES + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
             throw new IllegalArgumentException("not a tail row of version " + VERSION);
         }
-        return Bytes.wrap(Arrays.copyOfRange(tailRow, 1, tailRow.length));
+        return new TailRow(ByteBuffer.wrap(tailRow, 1, Long.BYTES).getLong(), Bytes.wrap(Arrays.copyOfRange(tailRow, 1 + Long.BYTES, tailRow.length)));
     }
 
     /**

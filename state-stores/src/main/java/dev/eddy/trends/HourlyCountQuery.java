@@ -7,8 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
@@ -37,18 +35,8 @@ public record HourlyCountQuery(long projectId, Instant from, Instant to, Optiona
         final long firstHour = HourlyEventKey.hourOf(from);
         final long lastHour = HourlyEventKey.hourOf(to);
         final Map<HourlyEventKey, Long> sums = new HashMap<>();
-        // One event's hours are one range; every event's, the whole project's keys, filtered by hour.
-        try (KeyValueIterator<HourlyEventKey, Long> it = event.isPresent()
-                ? store.range(new HourlyEventKey(projectId, firstHour, event.get()), new HourlyEventKey(projectId, lastHour, event.get()))
-                : store.range(HourlyEventKey.projectStart(projectId), HourlyEventKey.projectEnd(projectId))) {
-            while (it.hasNext()) {
-                final KeyValue<HourlyEventKey, Long> entry = it.next();
-                final HourlyEventKey key = entry.key;
-                if (key.projectId() == projectId && key.hour() >= firstHour && key.hour() <= lastHour) {
-                    sums.merge(key, entry.value, Long::sum);
-                }
-            }
-        }
+        HourlyCells.scan(store, projectId, event, firstHour, lastHour,
+                (name, hour, count) -> sums.merge(new HourlyEventKey(projectId, hour, name), count, Long::sum));
         final List<HourlyCount> result = new ArrayList<>(sums.size());
         sums.forEach((key, count) -> result.add(new HourlyCount(key.event(), key.hourStart(), count)));
         result.sort(ORDER);

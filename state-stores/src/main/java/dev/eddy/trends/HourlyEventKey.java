@@ -28,6 +28,8 @@ public record HourlyEventKey(long projectId, long hour, String event) {
     public static final HourlyEventKey BUILT = new HourlyEventKey(0, 0, "#built");
     /** The name of the change counters' keys ({@link #changes}), in the bookkeeping project 0 with {@link #BUILT}. */
     private static final String CHANGES = "#changes";
+    /** The name of the settled hours' change counters ({@link #settled}). */
+    private static final String SETTLED = "#settled";
 
     public HourlyEventKey {
         Objects.requireNonNull(event, "event");
@@ -45,6 +47,25 @@ public record HourlyEventKey(long projectId, long hour, String event) {
      */
     public static HourlyEventKey changes(final long projectId) {
         return new HourlyEventKey(0, projectId, CHANGES);
+    }
+
+    /**
+     * Where a partition counts the changes to a project's settled hours: every count of an hour before
+     * {@link #settledBefore} that goes up or down (a late event, an import, a merge moving old events, retention
+     * expiring them) adds one. Live events count in the current hour and leave it alone, so cells of settled hours
+     * read while it holds a value are still the cells while it holds that value: queries keep them.
+     */
+    public static HourlyEventKey settled(final long projectId) {
+        return new HourlyEventKey(0, projectId, SETTLED);
+    }
+
+    /**
+     * The first hour not settled at {@code epochMillis}: the hour before the current one and the current one take
+     * events without counting a change of settled hours ({@link #settled}), so an event a little late, or a clock a
+     * little behind, does not invalidate what queries kept.
+     */
+    public static long settledBefore(final long epochMillis) {
+        return Math.floorDiv(epochMillis, 3_600_000L) - 1;
     }
 
     public static HourlyEventKey of(final long projectId, final Instant timestamp, final String event) {

@@ -315,9 +315,9 @@ public final class TrendQuery {
      * @param hourly  the partition's hourly counts
      * @param markers the partition's unique-person markers ({@link UniqueMarkers})
      */
-    public boolean countInto(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
-                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
-        if (!answerableFromRollups() || hourly.get(HourlyEventKey.BUILT) == null) {
+    public boolean countInto(final Partial partial, final HourlyCells hourly, final ReadOnlyKeyValueStore<Bytes, byte[]> markers,
+                             final long projectId) {
+        if (!answerableFromRollups() || !hourly.built()) {
             return false;
         }
         long first = Long.MAX_VALUE;
@@ -339,36 +339,21 @@ public final class TrendQuery {
         return true;
     }
 
-    private void countEvents(final Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly, final long projectId,
-                             final long firstHour, final long lastHour) {
+    private void countEvents(final Partial partial, final HourlyCells hourly, final long projectId, final long firstHour, final long lastHour) {
+        final HourlyCells.Cell add = (event, hour, count) -> addHourly(partial, event, hour, count);
         final Set<String> events = new java.util.TreeSet<>();
         for (final Series s : series) {
             if (s.math() == TrendMath.TOTAL) {
                 if (s.event().isEmpty()) {
-                    // Every event: the whole project's cells, filtered by hour.
-                    addCells(partial, hourly.range(HourlyEventKey.projectStart(projectId), HourlyEventKey.projectEnd(projectId)),
-                            projectId, firstHour, lastHour);
-                    events.clear();
-                    break;
+                    // Every event: the whole project's cells.
+                    hourly.forEach(projectId, Optional.empty(), firstHour, lastHour, add);
+                    return;
                 }
                 events.add(s.event().get());
             }
         }
         for (final String event : events) {
-            addCells(partial, hourly.range(new HourlyEventKey(projectId, firstHour, event), new HourlyEventKey(projectId, lastHour, event)),
-                    projectId, firstHour, lastHour);
-        }
-    }
-
-    private void addCells(final Partial partial, final KeyValueIterator<HourlyEventKey, Long> cells, final long projectId,
-                          final long firstHour, final long lastHour) {
-        try (cells) {
-            while (cells.hasNext()) {
-                final KeyValue<HourlyEventKey, Long> cell = cells.next();
-                if (cell.key.projectId() == projectId && cell.key.hour() >= firstHour && cell.key.hour() <= lastHour) {
-                    addHourly(partial, cell.key.event(), cell.key.hour(), cell.value);
-                }
-            }
+            hourly.forEach(projectId, Optional.of(event), firstHour, lastHour, add);
         }
     }
 

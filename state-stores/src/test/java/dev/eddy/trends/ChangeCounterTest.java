@@ -7,17 +7,8 @@ import dev.eddy.serde.Json;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Optional;
-import java.util.TreeMap;
-import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,7 +47,7 @@ class ChangeCounterTest {
 
         assertThat(trend.answerableFromRollups()).as("rollups").isTrue();
         assertThat(hourly.get(HourlyEventKey.BUILT)).isEqualTo(1L);
-        assertThat(trend.countInto(partial, hourly, new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
+        assertThat(trend.countInto(partial, HourlyCells.of(hourly), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
 
         final JsonNode data = trend.result(partial).get(0).get("data");
         assertThat(data).hasSize(2);
@@ -81,69 +72,6 @@ class ChangeCounterTest {
             return Json.mapper().readTree(text);
         } catch (final java.io.IOException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** A store whose ranges follow the keys' serialized order, as RocksDB's do. */
-    private static final class SortedStore<K, V> implements ReadOnlyKeyValueStore<K, V> {
-        private final Serde<K> serde;
-        private final NavigableMap<Bytes, Map.Entry<K, V>> entries = new TreeMap<>();
-
-        SortedStore(final Serde<K> serde) {
-            this.serde = serde;
-        }
-
-        void put(final K key, final V value) {
-            entries.put(bytes(key), Map.entry(key, value));
-        }
-
-        private Bytes bytes(final K key) {
-            return Bytes.wrap(serde.serializer().serialize("t", key));
-        }
-
-        @Override
-        public V get(final K key) {
-            final Map.Entry<K, V> entry = entries.get(bytes(key));
-            return entry == null ? null : entry.getValue();
-        }
-
-        @Override
-        public KeyValueIterator<K, V> range(final K from, final K to) {
-            return iterator(entries.subMap(bytes(from), true, bytes(to), true).values().iterator());
-        }
-
-        @Override
-        public KeyValueIterator<K, V> all() {
-            return iterator(entries.values().iterator());
-        }
-
-        @Override
-        public long approximateNumEntries() {
-            return entries.size();
-        }
-
-        private KeyValueIterator<K, V> iterator(final Iterator<Map.Entry<K, V>> it) {
-            return new KeyValueIterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public KeyValue<K, V> next() {
-                    final Map.Entry<K, V> e = it.next();
-                    return KeyValue.pair(e.getKey(), e.getValue());
-                }
-
-                @Override
-                public void close() {
-                }
-
-                @Override
-                public K peekNextKey() {
-                    throw new UnsupportedOperationException();
-                }
-            };
         }
     }
 }

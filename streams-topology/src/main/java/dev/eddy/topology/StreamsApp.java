@@ -349,6 +349,14 @@ public final class StreamsApp implements AutoCloseable {
         return store;
     }
 
+    /**
+     * The generation stores are in now: it moves on whenever a partition's stores may have been replaced or rewound
+     * (a state change, a restoration starting or ending), so what was read from them in an earlier one may be stale.
+     */
+    public long storeGeneration() {
+        return storeGeneration.get();
+    }
+
     /** Drops every resolved store handle (a read through one failed: its task may have closed). */
     public void forgetStores() {
         resolvedStores.clear();

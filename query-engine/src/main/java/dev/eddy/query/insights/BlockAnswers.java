@@ -72,7 +72,10 @@ final class BlockAnswers {
         if (key instanceof Key k) {
             return 2L * k.shape().length() + (k.content() instanceof Part p ? p.encoded().get().length : 0);
         }
-        return 2L * ((ProgressKey) key).shape().length();
+        if (key instanceof ProgressKey k) {
+            return 2L * k.shape().length();
+        }
+        return 64;
     }
 
     /**
@@ -108,6 +111,22 @@ final class BlockAnswers {
             return found == null ? null : new Entry(found, weight.applyAsLong(found));
         });
         return kept == null ? null : (A) kept.answer();
+    }
+
+    /**
+     * What {@code key} names, kept, or worked out by {@code answer} and kept, weighed by {@code weight}: for answers
+     * named by everything they depend on (another key for anything else), such as a partition's settled hours.
+     * Callers must not change what they get.
+     */
+    @SuppressWarnings("unchecked")
+    <A> A kept(final Record key, final Supplier<A> answer, final ToLongFunction<A> weight) {
+        if (answers == null) {
+            return answer.get();
+        }
+        return (A) answers.get(key, k -> {
+            final A found = answer.get();
+            return new Entry(found, weight.applyAsLong(found));
+        }).answer();
     }
 
     /**

@@ -18,7 +18,7 @@ import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.StreamsApp;
-import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.PropertyLookup;
 import dev.eddy.trends.TimelineEventSource;
 import dev.eddy.trends.TrendQuery;
@@ -52,7 +52,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * <p>Trends that only count events or distinct persons, unfiltered and not broken down, read each partition's
  * rollups instead of its events: hourly counts ({@link StoreNames#HOURLY_COUNTS}) and unique-person markers
  * ({@link StoreNames#UNIQUE_MARKERS}), which the topology keeps equal to the timelines. A 30-day daily count reads
- * 720 cells per event name; daily actives one marker per person and day active. Other trends read each partition's
+ * 720 cells per event name once, and then only the cells of hours not settled yet ({@link SettledHours}); daily
+ * actives one marker per person and day active. Other trends read each partition's
  * event blocks ({@link StoredBlocks}: only the columns they use, filters decided per distinct value) once every event
  * of the partition has its row there, and its timelines until then; so do funnels, whose rows are gathered person by
  * person from the blocks and each person evaluated over its events in timeline order. Answers of sealed blocks (and
@@ -228,12 +229,11 @@ public final class InsightEngine {
      * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
      * their event is not one of {@code eventNames} (when only those count), which are skipped undecoded.
      */
-    private static void readBlocks(final KeyValueIterator<Bytes, byte[]> blocks, final StoredBlocks.Sealed sealed,
-                                   final Function<Bytes, byte[]> timelines, final Optional<java.util.Set<String>> eventNames,
+    private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed, final Optional<java.util.Set<String>> eventNames,
                                    final java.util.function.LongPredicate relevant, final Runnable check,
                                    final StoredBlocks.Visitor visitor) {
         final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
-        StoredBlocks.read(blocks, timelines, sealed,
+        StoredBlocks.read(blocks, sealed,
                 event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
                 new StoredBlocks.Visitor() {
                     @Override
@@ -269,8 +269,8 @@ public final class InsightEngine {
          * Answers the query for one partition from its hourly counts instead of its events, if they answer it
          * exactly; false to scan the events.
          */
-        default boolean count(final Q query, final P partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
-                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+        default boolean count(final Q query, final P partial, final HourlyCells hourly, final ReadOnlyKeyValueStore<Bytes, byte[]> markers,
+                              final long projectId) {
             return false;
         }
 
@@ -280,8 +280,7 @@ public final class InsightEngine {
          *
          * @param kept the query's {@link #shape} when its answers are kept in {@code answers} for the next query of it
          */
-        void scanBlocks(Q query, P partial, Supplier<KeyValueIterator<Bytes, byte[]>> blocks, StoredBlocks.Sealed sealed,
-                        Function<Bytes, byte[]> timelines, PropertyLookup properties, Instant now, Runnable check, BlockAnswers answers,
+        void scanBlocks(Q query, P partial, StoredBlocks.Source blocks, StoredBlocks.Sealed sealed, PropertyLookup properties, Instant now, Runnable check, BlockAnswers answers,
                         Optional<String> kept, long projectId, int partition);
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
@@ -349,53 +348,51 @@ public final class InsightEngine {
          * since (the blocks and parts it has not met, and the newest rows, stored one by one).
          */
         @Override
-        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
-                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+        public void scanBlocks(final TrendQuery query, final TrendQuery.Partial partial, final StoredBlocks.Source blocks,
+                               final StoredBlocks.Sealed sealed, final PropertyLookup properties,
                                final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
                                final long projectId, final int partition) {
-            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
-                    @Override
-                    public void block(final EventBlock block, final BitSet deleted) {
-                        query.add(partial, block, deleted, properties, now);
-                    }
+            readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+                @Override
+                public void block(final EventBlock block, final BitSet deleted) {
+                    query.add(partial, block, deleted, properties, now);
+                }
 
-                    @Override
-                    public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
-                                       final StoredBlocks.Sealed source) {
-                        if (shape.isEmpty() || !query.overlaps(entry.firstMicros(), entry.lastMicros())) {
-                            StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
-                            return;
-                        }
-                        keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
-                            final EventBlock found = source.block(project, block, entry);
-                            return found == null ? null : answerOf(found, deleted);
-                        }, TrendQuery.Partial::memoryBytes));
+                @Override
+                public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                   final StoredBlocks.Sealed source) {
+                    if (shape.isEmpty() || !query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                        StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
+                        return;
                     }
+                    keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
+                        final EventBlock found = source.block(project, block, entry);
+                        return found == null ? null : answerOf(found, deleted);
+                    }, TrendQuery.Partial::memoryBytes));
+                }
 
-                    @Override
-                    public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
-                        if (shape.isEmpty()) {
-                            StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
-                            return;
-                        }
-                        keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
-                                () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
+                @Override
+                public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                    if (shape.isEmpty()) {
+                        StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
+                        return;
                     }
+                    keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
+                            () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
+                }
 
-                    private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
-                        final TrendQuery.Partial own = query.partial();
-                        query.add(own, block, deleted, properties, now);
-                        return own;
-                    }
+                private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
+                    final TrendQuery.Partial own = query.partial();
+                    query.add(own, block, deleted, properties, now);
+                    return own;
+                }
 
-                    private void keep(final TrendQuery.Partial answer) {
-                        if (answer != null) {
-                            partial.merge(answer);
-                        }
+                private void keep(final TrendQuery.Partial answer) {
+                    if (answer != null) {
+                        partial.merge(answer);
                     }
-                });
-            }
+                }
+            });
         }
 
         @Override
@@ -409,7 +406,7 @@ public final class InsightEngine {
         }
 
         @Override
-        public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final ReadOnlyKeyValueStore<HourlyEventKey, Long> hourly,
+        public boolean count(final TrendQuery query, final TrendQuery.Partial partial, final HourlyCells hourly,
                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
             return query.countInto(partial, hourly, markers, projectId);
         }
@@ -483,8 +480,8 @@ public final class InsightEngine {
          * persons whose rows changed.
          */
         @Override
-        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks,
-                               final StoredBlocks.Sealed sealed, final Function<Bytes, byte[]> timelines, final PropertyLookup properties,
+        public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final StoredBlocks.Source blocks,
+                               final StoredBlocks.Sealed sealed, final PropertyLookup properties,
                                final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
                                final long projectId, final int partition) {
             final long rows;
@@ -492,27 +489,25 @@ public final class InsightEngine {
                 // One walk of the entries finds both the units to keep progress over and the rows they hold.
                 final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
                 final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
-                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
-                        @Override
-                        public void block(final EventBlock block, final BitSet deleted) {
-                            tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
-                        }
+                readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+                    @Override
+                    public void block(final EventBlock block, final BitSet deleted) {
+                        tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
+                    }
 
-                        @Override
-                        public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
-                                           final StoredBlocks.Sealed source) {
-                            if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
-                                units.add(FunnelProgress.Unit.sealed(project, block, entry, deleted, source));
-                            }
+                    @Override
+                    public void sealed(final long project, final long block, final BlockKeys.Sealed entry, final BitSet deleted,
+                                       final StoredBlocks.Sealed source) {
+                        if (query.overlaps(entry.firstMicros(), entry.lastMicros())) {
+                            units.add(FunnelProgress.Unit.sealed(project, block, entry, deleted, source));
                         }
+                    }
 
-                        @Override
-                        public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
-                            units.add(FunnelProgress.Unit.part(block, part, encoded, deleted));
-                        }
-                    });
-                }
+                    @Override
+                    public void part(final long project, final long block, final int part, final byte[] encoded, final BitSet deleted) {
+                        units.add(FunnelProgress.Unit.part(block, part, encoded, deleted));
+                    }
+                });
                 rows = units.stream().filter(FunnelProgress.Unit::isSealed).count() * BlockKeys.ROWS;
                 if (rows <= ROWS_PER_SHARE) {
                     answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
@@ -525,18 +520,16 @@ public final class InsightEngine {
             final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
             for (int share = 0; share < shares; share++) {
                 final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
-                try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
-                    readBlocks(range, sealed, timelines, query.eventNames(), query::relevant, check, collector::add);
-                }
+                readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, collector::add);
                 check.run();
                 collector.finish(partial);
             }
         }
 
         /** The rows of the sealed blocks whose span meets the funnel's range. */
-        private static long sealedRows(final FunnelQuery query, final Supplier<KeyValueIterator<Bytes, byte[]>> blocks) {
+        private static long sealedRows(final FunnelQuery query, final StoredBlocks.Source blocks) {
             long rows = 0;
-            try (KeyValueIterator<Bytes, byte[]> range = blocks.get()) {
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.entries().get()) {
                 while (range.hasNext()) {
                     final KeyValue<Bytes, byte[]> entry = range.next();
                     if (BlockKeys.kind(entry.key) == BlockKeys.Kind.SEALED) {
@@ -671,8 +664,10 @@ public final class InsightEngine {
         final ReadOnlyKeyValueStore<String, GroupState> groups = Stores.global(app, StoreNames.GROUPS_GLOBAL);
         for (final int p : partitions) {
             check.run();
-            if (engine.count(query, partial, Stores.partition(app, StoreNames.HOURLY_COUNTS, p),
-                    Stores.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
+            final long generation = app.storeGeneration();
+            final HourlyCells hourly = new SettledHours(Stores.partition(app, StoreNames.HOURLY_COUNTS, p), answers, p, generation,
+                    System.currentTimeMillis());
+            if (engine.count(query, partial, hourly, Stores.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
                 continue;
             }
             final ReadOnlyKeyValueStore<String, PersonState> persons = Stores.partition(app, StoreNames.PERSONS, p);
@@ -681,8 +676,8 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, () -> blocks.range(BlockKeys.projectStart(project), BlockKeys.projectEnd(project)), sealed,
-                            timelines::get, properties, request.now(), check, answers, kept, project, p);
+                    engine.scanBlocks(query, partial, StoredBlocks.Source.of(project, blocks, timelines), sealed, properties, request.now(), check,
+                            answers, kept, project, p);
                 }
                 continue;
             }

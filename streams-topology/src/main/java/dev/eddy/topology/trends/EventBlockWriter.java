@@ -115,7 +115,9 @@ final class EventBlockWriter {
         changed();
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
-        blocks.put(BlockKeys.tail(projectId, block, row), TailRow.encode(timelineKey));
+        // The slot first, then the newest row: a reader that finds this row the newest finds it in its slot.
+        blocks.put(BlockKeys.tail(projectId, sequence), new TailRow(sequence, timelineKey).encode());
+        blocks.put(BlockKeys.newest(projectId), BlockKeys.number(sequence));
         if (row == BlockKeys.ROWS - 1) {
             seal(projectId, block);
         } else if ((row + 1) % BlockKeys.PART_ROWS == 0) {
@@ -123,23 +125,9 @@ final class EventBlockWriter {
         }
     }
 
-    /**
-     * The row after the project's last one, from its last key: a tail row's next, the row after a part, the block
-     * after a sealed one. A removed block (every row deleted) leaves no key: its numbers may be given again.
-     */
+    /** The row after the project's newest one; 0 for a new project. */
     private long storedNextRow(final long projectId) {
-        try (KeyValueIterator<Bytes, byte[]> last = blocks.reverseRange(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId))) {
-            if (!last.hasNext()) {
-                return 0;
-            }
-            final Bytes key = last.next().key;
-            final long first = BlockKeys.block(key) * BlockKeys.ROWS;
-            return switch (BlockKeys.kind(key)) {
-                case SEALED, DELETED -> first + BlockKeys.ROWS;
-                case PART -> first + (long) (BlockKeys.part(key) + 1) * BlockKeys.PART_ROWS;
-                case TAIL -> first + BlockKeys.row(key) + 1;
-            };
-        }
+        return BlockKeys.number(blocks.get(BlockKeys.newest(projectId)), -1) + 1;
     }
 
     /** Marks the row of the event that was stored under {@code timelineKey} deleted; nothing if it has none. */
@@ -168,12 +156,8 @@ final class EventBlockWriter {
     /** Turns the last {@link BlockKeys#PART_ROWS} tail rows into a part. */
     private void sealPart(final long projectId, final long block, final int part) {
         final EventBlock.Builder builder = new EventBlock.Builder();
-        final List<Bytes> tail = tail(projectId, block, part * BlockKeys.PART_ROWS, builder);
-        if (tail.size() != BlockKeys.PART_ROWS) {
-            throw new IllegalStateException("part " + part + " of block " + block + " of project " + projectId + " sealed with " + tail.size() + " rows");
-        }
+        tail(projectId, block * BlockKeys.ROWS + (long) part * BlockKeys.PART_ROWS, builder);
         blocks.put(BlockKeys.part(projectId, block, part), builder.build().encode());
-        tail.forEach(blocks::delete);
     }
 
     /** Turns a full block's parts and tail into one sealed block; its deleted rows stay marked. */
@@ -193,12 +177,11 @@ final class EventBlockWriter {
                 }
             }
         }
-        final List<Bytes> tail = tail(projectId, block, builder.size(), builder);
+        tail(projectId, block * BlockKeys.ROWS + builder.size(), builder);
         if (builder.size() != BlockKeys.ROWS) {
             throw new IllegalStateException("block " + block + " of project " + projectId + " sealed with " + builder.size() + " rows");
         }
         parts.forEach(blocks::delete);
-        tail.forEach(blocks::delete);
         final Bytes deletedKey = BlockKeys.deleted(projectId, block);
         if (BlockKeys.deletedRows(blocks.get(deletedKey)).cardinality() == BlockKeys.ROWS) {
             // Every row left before the block filled: nothing to keep.
@@ -222,20 +205,15 @@ final class EventBlockWriter {
         keys.forEach(blocks::delete);
     }
 
-    /** Adds the block's tail rows, which must run from row {@code first} on, to {@code builder}; their keys. */
-    private List<Bytes> tail(final long projectId, final long block, final int first, final EventBlock.Builder builder) {
-        final List<Bytes> keys = new ArrayList<>(BlockKeys.PART_ROWS);
-        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.tailStart(projectId, block), BlockKeys.tailEnd(projectId, block))) {
-            while (it.hasNext()) {
-                final KeyValue<Bytes, byte[]> entry = it.next();
-                if (BlockKeys.row(entry.key) != first + keys.size()) {
-                    throw new IllegalStateException("block " + block + " of project " + projectId + " lacks its row " + (first + keys.size()));
-                }
-                keys.add(entry.key);
-                final Bytes event = TailRow.timelineKey(entry.value);
-                builder.add(TailRow.row(event, timelines.get(event)));
+    /** Adds the tail rows of the part that starts at row {@code first}, complete, in row order to {@code builder}. */
+    private void tail(final long projectId, final long first, final EventBlock.Builder builder) {
+        for (long sequence = first; sequence < first + BlockKeys.PART_ROWS; sequence++) {
+            final byte[] slot = blocks.get(BlockKeys.tail(projectId, sequence));
+            final TailRow row = slot == null ? null : TailRow.decode(slot);
+            if (row == null || row.sequence() != sequence) {
+                throw new IllegalStateException("the tail of project " + projectId + " lacks its row " + sequence);
             }
+            builder.add(TailRow.row(row.timelineKey(), timelines.get(row.timelineKey())));
         }
-        return keys;
     }
 }

@@ -274,12 +274,14 @@ public final class TimelineProcessor implements Processor<String, Object, String
      * its timelines here, counted or not yet (a rebuild running), since queries read the timelines then.
      */
     private void changed(final long projectId, final long events) {
-        final HourlyEventKey key = HourlyEventKey.changes(projectId);
-        final Long current = rollups.get(key);
-        rollups.put(key, (current == null ? 0 : current) + events);
+        add(HourlyEventKey.changes(projectId), events);
     }
 
-    /** Adds {@code delta} to the event's hourly count; a count that reaches zero is removed. */
+    /**
+     * Adds {@code delta} to the event's hourly count; a count that reaches zero is removed. A count of a settled hour
+     * also counts a change of the project's settled hours ({@link HourlyEventKey#settled}), so queries know to read
+     * them again.
+     */
     private void count(final long projectId, final TimelineEvent event, final long delta) {
         final HourlyEventKey cell = HourlyEventKey.of(projectId, event.time(), event.event());
         final Long current = rollups.get(cell);
@@ -289,6 +291,14 @@ public final class TimelineProcessor implements Processor<String, Object, String
         } else {
             rollups.delete(cell);
         }
+        if (cell.hour() < HourlyEventKey.settledBefore(context.currentSystemTimeMs())) {
+            add(HourlyEventKey.settled(projectId), 1);
+        }
+    }
+
+    private void add(final HourlyEventKey counter, final long n) {
+        final Long current = rollups.get(counter);
+        rollups.put(counter, (current == null ? 0 : current) + n);
     }
 
     /** Counts a stored event in its hour and marks its person active then, for its name and for all events. */

@@ -53,6 +53,9 @@ class EventBlocksTopologyTest extends TopologyTest {
             }
         }
         assertThat(kinds().get(BlockKeys.Kind.SEALED)).as("sealed blocks").isEqualTo(2);
+        assertThat(kinds().get(BlockKeys.Kind.PART)).as("the filling block's parts only: the sealed blocks' went")
+                .isLessThan(BlockKeys.ROWS / BlockKeys.PART_ROWS);
+        assertThat(tailSlots()).as("one tail slot per row of a part, written over, never more").isEqualTo(BlockKeys.PART_ROWS);
         assertThat(sealedBlock(0)).as("a sealed block is stored apart from its entry").isNotNull();
         assertThat(sealedBlock(1)).isNotNull();
         assertBlocksEqualTimelines(2 * BlockKeys.ROWS + 700);
@@ -77,8 +80,7 @@ class EventBlocksTopologyTest extends TopologyTest {
 
         t.driver().advanceWallClockTime(Duration.ofDays(2));
         assertBlocksEqualTimelines(0);
-        assertThat(kinds()).as("only the unsealed block's parts and tail rows, all deleted, are left")
-                .containsOnlyKeys(BlockKeys.Kind.PART, BlockKeys.Kind.TAIL, BlockKeys.Kind.DELETED);
+        assertThat(kinds()).as("only the unsealed block's parts, all deleted, are left").containsOnlyKeys(BlockKeys.Kind.PART, BlockKeys.Kind.DELETED);
     }
 
     private void assertBlocksEqualTimelines(final int expected) {
@@ -89,16 +91,14 @@ class EventBlocksTopologyTest extends TopologyTest {
         }
         final Map<String, Integer> blocks = new HashMap<>();
         final KeyValueStore<Bytes, byte[]> blockStore = t.driver().getKeyValueStore(StoreNames.EVENT_BLOCKS);
-        try (KeyValueIterator<Bytes, byte[]> it = blockStore.range(BlockKeys.projectStart(TopologyFixture.PROJECT),
-                BlockKeys.projectEnd(TopologyFixture.PROJECT))) {
-            StoredBlocks.read(it, timelineStore::get, StoredBlocks.sealedIn(blockStore::get), event -> true, (block, deleted) -> {
-                for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
-                    final var row = block.row(r);
-                    blocks.merge(String.join(" ", row.person().toString(), row.uuid().toString(), row.event(),
-                            Long.toString(row.timeMicros()), row.properties().toString()), 1, Integer::sum);
-                }
-            });
-        }
+        StoredBlocks.read(StoredBlocks.Source.of(TopologyFixture.PROJECT, blockStore, timelineStore), StoredBlocks.sealedIn(blockStore::get),
+                event -> true, (block, deleted) -> {
+                    for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                        final var row = block.row(r);
+                        blocks.merge(String.join(" ", row.person().toString(), row.uuid().toString(), row.event(),
+                                Long.toString(row.timeMicros()), row.properties().toString()), 1, Integer::sum);
+                    }
+                });
         assertThat(timelines.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(expected);
         assertThat(blocks).isEqualTo(timelines);
     }
@@ -118,6 +118,19 @@ class EventBlocksTopologyTest extends TopologyTest {
 
     private byte[] sealedBlock(final long block) {
         return t.driver().<Bytes, byte[]>getKeyValueStore(StoreNames.EVENT_BLOCKS).get(BlockKeys.sealedBlock(TopologyFixture.PROJECT, block));
+    }
+
+    /** How many tail slots the project has. */
+    private int tailSlots() {
+        final KeyValueStore<Bytes, byte[]> blockStore = t.driver().getKeyValueStore(StoreNames.EVENT_BLOCKS);
+        int slots = 0;
+        try (KeyValueIterator<Bytes, byte[]> it = blockStore.range(BlockKeys.tail(TopologyFixture.PROJECT, 0),
+                BlockKeys.tail(TopologyFixture.PROJECT + 1, 0))) {
+            for (; it.hasNext(); it.next()) {
+                slots++;
+            }
+        }
+        return slots;
     }
 
     private Map<BlockKeys.Kind, Integer> kinds() {

@@ -176,6 +176,12 @@ class RollupRebuildTest {
         processor.init(context);
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("closed at the timelines' state: kept").isNotNull();
         assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
+        // Rows go on being numbered after the newest one kept: none of the kept rows is written over.
+        process(new UUID(3, 9), "$pageview", HOUR.plusSeconds(12));
+        try (var it = timelines.range(TimelineKeys.personStart(PROJECT, new UUID(3, 9)), TimelineKeys.personEnd(PROJECT, new UUID(3, 9)))) {
+            stored.add(TimelineEvent.decode(it.next().value).uuid().toString());
+        }
+        assertThat(blockRows()).hasSize(5).containsExactlyInAnyOrderElementsOf(stored);
 
         // Blocks of another layout (an older Eddy's) are rebuilt in this one's.
         processor.close();
@@ -193,13 +199,11 @@ class RollupRebuildTest {
     /** The uuids of the rows in the project's event blocks that are not deleted. */
     private List<String> blockRows() {
         final List<String> uuids = new java.util.ArrayList<>();
-        try (var it = blocks.range(BlockKeys.projectStart(PROJECT), BlockKeys.projectEnd(PROJECT))) {
-            StoredBlocks.read(it, timelines::get, StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
-                for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
-                    uuids.add(block.uuid(r).toString());
-                }
-            });
-        }
+        StoredBlocks.read(StoredBlocks.Source.of(PROJECT, blocks, timelines), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
+            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                uuids.add(block.uuid(r).toString());
+            }
+        });
         return uuids;
     }
 

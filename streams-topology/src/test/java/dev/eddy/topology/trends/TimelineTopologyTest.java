@@ -190,11 +190,59 @@ class TimelineTopologyTest extends TopologyTest {
         assertThat(changes(TopologyFixture.PROJECT)).as("three events expired").isEqualTo(8);
     }
 
+    /**
+     * The settled-hours counter moves only when a count of an hour before the last two changes: a late or imported
+     * event, a merge moving old events (out of one timeline, into another), their expiry. Live events, and events of the
+     * hour before (a little late), leave it, so what queries keep of settled hours stays valid while events stream in.
+     */
+    @Test
+    void theSettledHoursCounterMovesOnlyWhenASettledHourChanges() {
+        t.send("anon", "$pageview", "{}");
+        t.send("user", "$pageview", "{}");
+        final CapturedEvent now = t.send("user", "login", "{}");
+        final Instant hourBefore = now.timestamp().truncatedTo(java.time.temporal.ChronoUnit.HOURS).minusSeconds(1);
+        t.send(withTime(now, "a little late", hourBefore));
+        assertThat(settled(TopologyFixture.PROJECT)).as("live events and the hour before").isZero();
+        assertThat(count("a little late", hourBefore)).isEqualTo(1);
+
+        final Instant yesterday = now.timestamp().minus(java.time.Duration.ofDays(1));
+        t.send(withTime(now, "late", yesterday));
+        assertThat(settled(TopologyFixture.PROJECT)).as("an event of yesterday").isEqualTo(1);
+        t.sendHistorical(withTime(now, "imported", Instant.parse("2015-03-01T00:00:00Z")));
+        assertThat(settled(TopologyFixture.PROJECT)).as("an imported event").isEqualTo(2);
+
+        t.send(withTime(t.send("anon", "$pageview", "{}"), "old visit", yesterday.minusSeconds(60)));
+        assertThat(settled(TopologyFixture.PROJECT)).isEqualTo(3);
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\"}");
+        // The anonymous person's old visit leaves its timeline's count and joins the user's: two changes of a settled
+        // hour; its two live pageviews move within the current hour.
+        assertThat(settled(TopologyFixture.PROJECT)).as("a merge moving a settled event").isEqualTo(5);
+        assertThat(settled(TopologyFixture.PROJECT + 1)).as("no other project changed").isZero();
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(3));
+        assertThat(t.timeline(uuidOf("user"))).isEmpty();
+        // The nine events stored (the user's six, the anonymous person's three), each in a settled hour by then.
+        assertThat(settled(TopologyFixture.PROJECT)).as("every event expired").isEqualTo(5 + 9);
+    }
+
+    private static CapturedEvent withTime(final CapturedEvent like, final String event, final Instant at) {
+        return new CapturedEvent(1, UUID.randomUUID().toString(), TopologyFixture.PROJECT, TopologyFixture.TOKEN, like.distinctId(), event,
+                TopologyFixture.json("{}"), at, like.now(), null, null, null, null);
+    }
+
     private long changes(final long project) {
+        return counter(dev.eddy.trends.HourlyEventKey.changes(project));
+    }
+
+    private long settled(final long project) {
+        return counter(dev.eddy.trends.HourlyEventKey.settled(project));
+    }
+
+    private long counter(final dev.eddy.trends.HourlyEventKey key) {
         final org.apache.kafka.streams.state.KeyValueStore<dev.eddy.trends.HourlyEventKey, Long> rollups =
                 t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.HOURLY_COUNTS);
-        final Long changes = rollups.get(dev.eddy.trends.HourlyEventKey.changes(project));
-        return changes == null ? 0 : changes;
+        final Long value = rollups.get(key);
+        return value == null ? 0 : value;
     }
 
     /** The persons marked active in the hour of {@code at} for {@code event}. */
