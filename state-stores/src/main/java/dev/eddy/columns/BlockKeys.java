@@ -14,15 +14,14 @@ import org.apache.kafka.common.utils.Bytes;
  * {@link EventBlock}, lies apart under {@link #sealedBlock}), the set of its rows that are no longer
  * stored ({@link Kind#DELETED}: moved to another person's partition by a merge, or expired), and, while the block is
  * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}). A
- * project's newest rows are kept one record each (a {@link TailRow}: the row's sequence and where its event is) in
- * {@link #PART_ROWS} slots apart from its blocks ({@code [4][project: 8][slot: 2]}), row {@code n} in slot
- * {@code n mod PART_ROWS}, with the newest row's sequence under {@code [5][project: 8]} ({@link #newest}): every
- * {@link #PART_ROWS} rows the tail's rows become a part, and the last row of a block turns its parts and tail into one
- * sealed block. The slots are written over, never deleted, and read by key: the tail is the slots from the newest
- * row's part on ({@link #tailFrom}). RocksDB walks past every deleted key, and every older version of a key written
- * over, in a range until compaction drops them: tail rows deleted each time their part was made left 4,096 deleted keys
- * per block inside the range every query walks, and slots in that range thousands of versions. So queries read at most
- * {@link #PART_ROWS} - 1 rows per project and partition one by one, and walk only a few keys per block. When every
+ * project's newest rows, its <em>tail</em>, lie apart from its blocks, one record each (a {@link TailRow}: the event
+ * and where its timeline keeps it) under {@code [4][project: 8][sequence: 8]} ({@link #tail}), with the newest row's
+ * sequence under {@code [5][project: 8]} ({@link #newest}) and a key that is never deleted after the project's tail
+ * ({@link #tailEnd}): every {@link #PART_ROWS} rows the tail's rows become a part and are deleted, and the last row of
+ * a block turns its parts and tail into one sealed block. RocksDB walks past every deleted key, and every older
+ * version of a key written over, in a range until compaction drops them; so the tail's deleted rows lie before every
+ * range read (a read seeks to the tail's first row: {@link #tailFrom}) and the range every query walks holds only a
+ * few keys per block. Queries read at most {@link #PART_ROWS} - 1 rows per project and partition one by one. When every
  * row of a sealed block is deleted, the block goes. A project's blocks are one key range, read in block order:
  * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part, big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
  * whose span meets its date range, and of those only the columns it uses: a sealed block is stored section by section
@@ -49,7 +48,7 @@ public final class BlockKeys {
     private static final byte ROW_OF_EVENT = 1;
     private static final byte META = 2;
     private static final byte SEALED_BLOCKS = 3;
-    private static final byte TAIL_SLOTS = 4;
+    private static final byte TAIL_ROWS = 4;
     private static final byte NEWEST_ROW = 5;
     private static final int LENGTH = 1 + 8 + 8 + 1;
     /** The {@link #meta} name present once every event of the partition's timelines has its row. */
@@ -131,10 +130,23 @@ public final class BlockKeys {
         return part(projectId, block, ROWS / PART_ROWS - 1);
     }
 
-    /** The key of the tail slot of the row numbered {@code sequence} ({@link TailRow}). */
+    /** The key of the row numbered {@code sequence} while it is in its project's tail ({@link TailRow}). */
     public static Bytes tail(final long projectId, final long sequence) {
-        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 2).put(TAIL_SLOTS).putLong(projectId).putShort((short) Math.floorMod(sequence, PART_ROWS))
-                .array());
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8 + 8).put(TAIL_ROWS).putLong(projectId).putLong(sequence).array());
+    }
+
+    /**
+     * The key after every tail row of a project, written with its first row and never deleted: a range of the tail
+     * ends on it (RocksDB's iterator steps to the next live key after the last one read), not on the next project's
+     * deleted rows.
+     */
+    public static Bytes tailEnd(final long projectId) {
+        return tail(projectId, Long.MAX_VALUE);
+    }
+
+    /** The sequence of a {@link #tail} key. */
+    public static long tailSequence(final Bytes key) {
+        return ByteBuffer.wrap(key.get(), 1 + 8, 8).getLong();
     }
 
     /** The key of the sequence of the project's newest row ({@link #number}), absent before its first. */

@@ -63,6 +63,8 @@ public final class EventBlock {
     private final Map<String, Column> properties;
     private final Map<String, Column> groups;
     private volatile long[] span;
+    /** The column of every key no row has, shared: decoded blocks grow with the columns asked of them, not the keys. */
+    private final java.util.concurrent.atomic.AtomicReference<Column> absent = new java.util.concurrent.atomic.AtomicReference<>();
     /** Roughly what the decoded sections take in memory, in bytes. */
     private final java.util.concurrent.atomic.AtomicLong decodedBytes = new java.util.concurrent.atomic.AtomicLong();
 
@@ -249,7 +251,10 @@ public final class EventBlock {
             return Column.absent(rows);
         }
         if (!sections.containsKey(section)) {
-            return decodedColumns.computeIfAbsent(key, k -> decoded(Column.absent(rows), (long) rows * Integer.BYTES));
+            if (absent.get() == null && absent.compareAndSet(null, Column.absent(rows))) {
+                decoded(null, (long) rows * Integer.BYTES);
+            }
+            return absent.get();
         }
         final Column read = readProperty(section(section), rows);
         return decodedColumns.computeIfAbsent(key, k -> decoded(read, size(read, rows)));

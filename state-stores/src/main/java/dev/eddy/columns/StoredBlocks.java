@@ -3,7 +3,6 @@ package dev.eddy.columns;
 import java.util.BitSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -77,26 +76,23 @@ public final class StoredBlocks {
     }
 
     /**
-     * One project's events in a partition's stores.
+     * One project's events in a partition's {@code event-blocks} store.
      *
-     * @param entries   opens the project's range of the event blocks ({@link BlockKeys#projectStart}), in key order
-     * @param blocks    the same store's reads by key: tail slots, sealed blocks
-     * @param timelines the partition's timelines' reads by key, where tail rows find their events
+     * @param blocks the store, read by key and by range
      */
-    public record Source(long projectId, Supplier<KeyValueIterator<Bytes, byte[]>> entries, Function<Bytes, byte[]> blocks,
-                         Function<Bytes, byte[]> timelines) {
-        public static Source of(final long projectId, final ReadOnlyKeyValueStore<Bytes, byte[]> blocks,
-                                final ReadOnlyKeyValueStore<Bytes, byte[]> timelines) {
-            return new Source(projectId, () -> blocks.range(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId)), blocks::get,
-                    timelines::get);
+    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks) {
+        /** Opens the project's range of the store ({@link BlockKeys#projectStart}), in key order. */
+        public KeyValueIterator<Bytes, byte[]> entries() {
+            return blocks.range(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId));
         }
     }
 
     /**
      * Visits the project's blocks in block order: sealed blocks and parts as its entries list them, then its tail.
-     * The newest row is read before the entries, and the tail is read from the row after the last one a part or
-     * sealed block met in the entries holds, up to that newest row: rows that become a part while the read runs are
-     * read once, in their part or in the tail, and rows stored after the read began are left for the next.
+     * It reads the newest row first, then opens the tail's rows up to it, then the entries (each range a snapshot as
+     * it opens), and takes the tail from after the newest row a part or sealed block it met holds. The writer deletes
+     * a part's tail rows only after it stores the part, so a row is met once, in its part or in the tail, whenever its
+     * part is made; rows stored after the read began are left for the next read.
      *
      * @param sealed the sealed blocks of the entries; a block it answers null for is not visited
      * @param keep   which tail rows are worth building into a block, asked with the row's timeline event bytes
@@ -104,13 +100,16 @@ public final class StoredBlocks {
      */
     public static void read(final Source source, final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
         final long projectId = source.projectId();
-        final long newest = BlockKeys.number(source.blocks().apply(BlockKeys.newest(projectId)), -1);
+        final long newest = BlockKeys.number(source.blocks().get(BlockKeys.newest(projectId)), -1);
         long current = Long.MIN_VALUE;
-        BlockKeys.Sealed block = null;
         BitSet deleted = new BitSet();
         // The newest row a sealed block or part met holds: the tail starts after it.
         long covered = -1;
-        try (KeyValueIterator<Bytes, byte[]> entries = source.entries().get()) {
+        // No tail when there is no row, or when the newest row completed its part.
+        try (KeyValueIterator<Bytes, byte[]> tail = BlockKeys.tailFrom(newest) > newest ? null
+                : source.blocks().range(BlockKeys.tail(projectId, BlockKeys.tailFrom(newest)), BlockKeys.tail(projectId, newest));
+             KeyValueIterator<Bytes, byte[]> entries = source.entries()) {
+            BlockKeys.Sealed block = null;
             while (entries.hasNext()) {
                 final KeyValue<Bytes, byte[]> entry = entries.next();
                 final long number = BlockKeys.block(entry.key);
@@ -126,7 +125,11 @@ public final class StoredBlocks {
                         covered = Math.max(covered, (number + 1) * BlockKeys.ROWS - 1);
                     }
                     case DELETED -> deleted = BlockKeys.deletedRows(entry.value);
+                    // A sealed block's parts are left only while the writer removes them: the block holds their rows.
                     case PART -> {
+                        if (block != null) {
+                            continue;
+                        }
                         final int part = BlockKeys.part(entry.key);
                         final int first = part * BlockKeys.PART_ROWS;
                         covered = Math.max(covered, number * BlockKeys.ROWS + first + BlockKeys.PART_ROWS - 1);
@@ -134,33 +137,35 @@ public final class StoredBlocks {
                     }
                 }
             }
-        }
-        flush(projectId, current, block, deleted, sealed, visitor);
-        // The tail's rows are of the newest block read, or of the next (which has no key yet).
-        final EventBlock.Builder tail = tail(source, Math.max(covered + 1, BlockKeys.tailFrom(newest)), newest, current, deleted, keep);
-        if (tail.size() > 0) {
-            visitor.block(tail.build(), new BitSet());
+            flush(projectId, current, block, deleted, sealed, visitor);
+            if (tail != null && newest > covered) {
+                // The tail's rows are of the newest block read, or of the next (which has no key yet).
+                final EventBlock.Builder rows = tail(tail, covered, newest, current, deleted, keep);
+                if (rows.size() > 0) {
+                    visitor.block(rows.build(), new BitSet());
+                }
+            }
         }
     }
 
     /**
-     * The tail's rows {@code from..newest} in sequence order, but the deleted ones ({@code deleted} are the deleted
-     * rows of block {@code block}) and those whose event {@code keep} does not take.
+     * The tail's rows after {@code covered} up to {@code newest}, in sequence order, but the deleted ones
+     * ({@code deleted} are the deleted rows of block {@code block}) and those whose event {@code keep} does not take.
+     * Stops at {@code newest}: past it lie rows stored since, and the keys after them.
      */
-    private static EventBlock.Builder tail(final Source source, final long from, final long newest, final long block, final BitSet deleted,
-                                           final Predicate<byte[]> keep) {
+    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final long covered, final long newest, final long block,
+                                           final BitSet deleted, final Predicate<byte[]> keep) {
         final EventBlock.Builder tail = new EventBlock.Builder();
-        for (long sequence = Math.max(0, from); sequence <= newest; sequence++) {
-            final byte[] slot = source.blocks().apply(BlockKeys.tail(source.projectId(), sequence));
-            final TailRow row = slot == null ? null : TailRow.decode(slot);
-            // A slot written over since the newest row was read: more than a part's rows came meanwhile.
-            if (row == null || row.sequence() != sequence
-                    || BlockKeys.blockOf(sequence) == block && deleted.get(BlockKeys.rowOf(sequence))) {
+        long sequence = -1;
+        while (sequence < newest && rows.hasNext()) {
+            final KeyValue<Bytes, byte[]> entry = rows.next();
+            sequence = BlockKeys.tailSequence(entry.key);
+            if (sequence <= covered || BlockKeys.blockOf(sequence) == block && deleted.get(BlockKeys.rowOf(sequence))) {
                 continue;
             }
-            final byte[] event = source.timelines().apply(row.timelineKey());
-            if (event != null && keep.test(event)) {
-                tail.add(TailRow.row(row.timelineKey(), event));
+            final TailRow row = TailRow.decode(entry.value);
+            if (keep.test(row.event())) {
+                tail.add(row.row());
             }
         }
         return tail;

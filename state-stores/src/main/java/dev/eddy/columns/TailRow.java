@@ -13,29 +13,35 @@ import java.util.UUID;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * A row of a block still being filled, in its tail slot ({@link BlockKeys#tail}): its sequence, and a reference to the event in its
- * person's timeline, which holds it until the row becomes part of a block. Encoding (version 2):
- * {@code [version][sequence: 8][timeline key]}.
+ * A row of a block still being filled ({@link BlockKeys#tail}): the event's timeline key and the event as its timeline
+ * stores it, kept until the row's part is made, so neither queries nor the part read the timelines for it. Encoding
+ * (version 3): {@code [version][timeline key][timeline event]}.
  *
- * @param sequence    the row's number in its project
  * @param timelineKey where its event is stored
+ * @param event       the event's bytes ({@link TimelineEvent#encode})
  */
-public record TailRow(long sequence, Bytes timelineKey) {
-    private static final byte VERSION = 2;
+public record TailRow(Bytes timelineKey, byte[] event) {
+    private static final byte VERSION = 3;
     /** The row of an event that left before its part was made: never read (its row is marked deleted). */
     private static final EventBlock.Row LEFT = new EventBlock.Row(0, new UUID(0, 0), new UUID(0, 0), "", "", Map.of(),
             Json.mapper().createObjectNode());
 
     public byte[] encode() {
-        return ByteBuffer.allocate(1 + Long.BYTES + TimelineKeys.LENGTH).put(VERSION).putLong(sequence).put(timelineKey.get()).array();
+        return ByteBuffer.allocate(1 + TimelineKeys.LENGTH + event.length).put(VERSION).put(timelineKey.get()).put(event).array();
     }
 
     /** @throws IllegalArgumentException on bytes that are not a tail row of this version */
     public static TailRow decode(final byte[] tailRow) {
-        if (tailRow.length != 1 + Long.BYTES + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
+        if (tailRow.length < 1 + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
             throw new IllegalArgumentException("not a tail row of version " + VERSION);
         }
-        return new TailRow(ByteBuffer.wrap(tailRow, 1, Long.BYTES).getLong(), Bytes.wrap(Arrays.copyOfRange(tailRow, 1 + Long.BYTES, tailRow.length)));
+        return new TailRow(Bytes.wrap(Arrays.copyOfRange(tailRow, 1, 1 + TimelineKeys.LENGTH)),
+                Arrays.copyOfRange(tailRow, 1 + TimelineKeys.LENGTH, tailRow.length));
+    }
+
+    /** The row as a block takes it. */
+    public EventBlock.Row row() {
+        return row(timelineKey, event);
     }
 
     /**

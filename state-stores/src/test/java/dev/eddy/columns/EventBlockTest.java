@@ -70,6 +70,16 @@ class EventBlockTest {
         assertThat(block.encode()).as("the same encoding, section by section or whole").isEqualTo(built.encode());
         assertThat(EventBlock.decode(built.encode()).encodeSections().header()).isEqualTo(stored.header());
 
+        // Keys no row has share one column: a block kept decoded does not grow with every property name asked of it.
+        block.property("never");
+        final long weight = block.memoryBytes();
+        final int sectionsRead = read.size();
+        for (int i = 0; i < 100; i++) {
+            assertThat(block.property("missing-" + i).value(1)).isNull();
+        }
+        assertThat(block.memoryBytes()).isEqualTo(weight);
+        assertThat(read).as("no section is read for them").hasSize(sectionsRead);
+
         final EventBlock removed = EventBlock.ofSections(stored.header(), name -> null);
         assertThatThrownBy(() -> removed.events()).isInstanceOf(EventBlock.Gone.class);
         final EventBlock wrong = EventBlock.ofSections(stored.header(), name -> new byte[1]);

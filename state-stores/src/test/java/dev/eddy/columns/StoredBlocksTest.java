@@ -22,28 +22,56 @@ import org.junit.jupiter.api.Test;
 class StoredBlocksTest {
     private static final long PROJECT = 5;
     private final SortedStore<Bytes, byte[]> blocks = new SortedStore<>(Serdes.Bytes());
-    private final SortedStore<Bytes, byte[]> timelines = new SortedStore<>(Serdes.Bytes());
     private final List<Bytes> keys = new ArrayList<>();
+    private final List<byte[]> events = new ArrayList<>();
 
-    /** Stores rows up to {@code last} as the writer does: each in its slot, each full part made. */
-    private void storeUpTo(final long last) {
+    /**
+     * Stores rows up to {@code last} as the writer does: each in the tail, each full part made (then its tail rows
+     * deleted), each full block sealed (then its parts deleted, unless {@code keepSealedParts}: a reader in between).
+     */
+    private void storeUpTo(final long last, final boolean keepSealedParts) {
         for (long sequence = keys.size(); sequence <= last; sequence++) {
             final TimelineEvent event = new TimelineEvent(1_000_000L * sequence, new UUID(7, sequence), "$pageview", "d", Map.of(),
                     "{}".getBytes(StandardCharsets.UTF_8));
             final Bytes key = TimelineKeys.of(PROJECT, new UUID(1, sequence % 3), event.timeMicros(), event.uuid());
-            timelines.put(key, event.encode());
             keys.add(key);
-            blocks.put(BlockKeys.tail(PROJECT, sequence), new TailRow(sequence, key).encode());
+            events.add(event.encode());
+            if (sequence == 0) {
+                blocks.put(BlockKeys.tailEnd(PROJECT), new byte[0]);
+            }
+            blocks.put(BlockKeys.tail(PROJECT, sequence), new TailRow(key, event.encode()).encode());
             blocks.put(BlockKeys.newest(PROJECT), BlockKeys.number(sequence));
+            final long block = BlockKeys.blockOf(sequence);
             if ((sequence + 1) % BlockKeys.PART_ROWS == 0) {
-                final EventBlock.Builder part = new EventBlock.Builder();
-                for (long s = sequence + 1 - BlockKeys.PART_ROWS; s <= sequence; s++) {
-                    part.add(TailRow.row(keys.get((int) s), timelines.get(keys.get((int) s))));
+                final long first = sequence + 1 - BlockKeys.PART_ROWS;
+                blocks.put(BlockKeys.part(PROJECT, block, BlockKeys.rowOf(sequence) / BlockKeys.PART_ROWS), rows(first, sequence).encode());
+                for (long s = first; s <= sequence; s++) {
+                    blocks.delete(BlockKeys.tail(PROJECT, s));
                 }
-                blocks.put(BlockKeys.part(PROJECT, BlockKeys.blockOf(sequence), BlockKeys.rowOf(sequence) / BlockKeys.PART_ROWS),
-                        part.build().encode());
+            }
+            if (BlockKeys.rowOf(sequence) == BlockKeys.ROWS - 1) {
+                final EventBlock sealed = rows(block * BlockKeys.ROWS, sequence);
+                final EventBlock.Stored stored = sealed.encodeSections();
+                blocks.put(BlockKeys.sealedBlock(PROJECT, block), stored.header());
+                stored.sections().forEach((name, bytes) -> blocks.put(BlockKeys.sealedSection(PROJECT, block, name), bytes));
+                blocks.put(BlockKeys.sealed(PROJECT, block), new BlockKeys.Sealed(block, sealed.firstMicros(), sealed.lastMicros()).encode());
+                for (int part = 0; part < BlockKeys.ROWS / BlockKeys.PART_ROWS && !keepSealedParts; part++) {
+                    blocks.delete(BlockKeys.part(PROJECT, block, part));
+                }
             }
         }
+    }
+
+    private void storeUpTo(final long last) {
+        storeUpTo(last, false);
+    }
+
+    private EventBlock rows(final long first, final long last) {
+        final EventBlock.Builder rows = new EventBlock.Builder();
+        for (long s = first; s <= last; s++) {
+            rows.add(TailRow.row(keys.get((int) s), events.get((int) s)));
+        }
+        return rows.build();
     }
 
     /** The uuids' low bits of the rows a read visits, with the newest row as {@code newest} reads it. */
@@ -51,11 +79,9 @@ class StoredBlocksTest {
         if (!deletedOfBlock0.isEmpty()) {
             blocks.put(BlockKeys.deleted(PROJECT, 0), BlockKeys.deletedValue(deletedOfBlock0));
         }
-        final StoredBlocks.Source source = new StoredBlocks.Source(PROJECT,
-                () -> blocks.range(BlockKeys.projectStart(PROJECT), BlockKeys.projectEnd(PROJECT)),
-                key -> key.equals(BlockKeys.newest(PROJECT)) ? BlockKeys.number(newest) : blocks.get(key), timelines::get);
+        blocks.put(BlockKeys.newest(PROJECT), BlockKeys.number(newest));
         final List<Long> rows = new ArrayList<>();
-        StoredBlocks.read(source, StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
+        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 rows.add(block.uuid(r).getLeastSignificantBits());
             }
@@ -71,7 +97,7 @@ class StoredBlocksTest {
     void thePartsThenTheTailEachRowOnce() {
         storeUpTo(299);
         assertThat(read(299, new BitSet())).isEqualTo(upTo(299));
-        assertThat(blocks.entriesRead()).as("the walk meets the part only: the tail is read by key").isEqualTo(1);
+        assertThat(blocks.entriesRead()).as("the part, then the tail's 44 rows").isEqualTo(1 + 44);
     }
 
     @Test
@@ -93,6 +119,12 @@ class StoredBlocksTest {
         storeUpTo(520);
         assertThat(read(newestAsRead, new BitSet())).as("part 1 (256 to 511) met in the walk; 512 on is after the read")
                 .isEqualTo(upTo(511));
+    }
+
+    @Test
+    void aSealedBlocksPartsLeftWhileTheWriterRemovesThemArePassedBy() {
+        storeUpTo(BlockKeys.ROWS + 9, true);
+        assertThat(read(BlockKeys.ROWS + 9, new BitSet())).isEqualTo(upTo(BlockKeys.ROWS + 9));
     }
 
     @Test

@@ -34,7 +34,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -529,7 +528,7 @@ public final class InsightEngine {
         /** The rows of the sealed blocks whose span meets the funnel's range. */
         private static long sealedRows(final FunnelQuery query, final StoredBlocks.Source blocks) {
             long rows = 0;
-            try (KeyValueIterator<Bytes, byte[]> range = blocks.entries().get()) {
+            try (KeyValueIterator<Bytes, byte[]> range = blocks.entries()) {
                 while (range.hasNext()) {
                     final KeyValue<Bytes, byte[]> entry = range.next();
                     if (BlockKeys.kind(entry.key) == BlockKeys.Kind.SEALED) {
@@ -676,7 +675,7 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, StoredBlocks.Source.of(project, blocks, timelines), sealed, properties, request.now(), check,
+                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks), sealed, properties, request.now(), check,
                             answers, kept, project, p);
                 }
                 continue;

@@ -100,24 +100,27 @@ final class EventBlockWriter {
     }
 
     /** Adds the event stored under {@code timelineKey} unless it has its row (a rebuild meeting a live event's). */
-    void append(final Bytes timelineKey) {
+    void append(final Bytes timelineKey, final byte[] event) {
         if (!has(timelineKey)) {
-            appendNew(timelineKey);
+            appendNew(timelineKey, event);
         }
     }
 
-    /** Adds an event just stored in its timeline, which therefore has no row yet. */
-    void appendNew(final Bytes timelineKey) {
+    /** Adds an event just stored in its timeline (as {@code event}), which therefore has no row yet. */
+    void appendNew(final Bytes timelineKey, final byte[] event) {
         final long projectId = TimelineKeys.project(timelineKey);
         final long sequence = nextRows.computeIfAbsent(projectId, this::storedNextRow);
         nextRows.put(projectId, sequence + 1);
         blocks.put(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence));
         changed();
+        if (sequence == 0) {
+            blocks.put(BlockKeys.tailEnd(projectId), new byte[0]);
+        }
+        // The row first, then the newest row: a reader that finds this row the newest finds it in the tail.
+        blocks.put(BlockKeys.tail(projectId, sequence), new TailRow(timelineKey, event).encode());
+        blocks.put(BlockKeys.newest(projectId), BlockKeys.number(sequence));
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
-        // The slot first, then the newest row: a reader that finds this row the newest finds it in its slot.
-        blocks.put(BlockKeys.tail(projectId, sequence), new TailRow(sequence, timelineKey).encode());
-        blocks.put(BlockKeys.newest(projectId), BlockKeys.number(sequence));
         if (row == BlockKeys.ROWS - 1) {
             seal(projectId, block);
         } else if ((row + 1) % BlockKeys.PART_ROWS == 0) {
@@ -153,14 +156,15 @@ final class EventBlockWriter {
         }
     }
 
-    /** Turns the last {@link BlockKeys#PART_ROWS} tail rows into a part. */
+    /** Turns the last {@link BlockKeys#PART_ROWS} tail rows into a part, then deletes them from the tail. */
     private void sealPart(final long projectId, final long block, final int part) {
         final EventBlock.Builder builder = new EventBlock.Builder();
-        tail(projectId, block * BlockKeys.ROWS + (long) part * BlockKeys.PART_ROWS, builder);
+        final List<Bytes> tail = tail(projectId, block * BlockKeys.ROWS + (long) part * BlockKeys.PART_ROWS, builder);
         blocks.put(BlockKeys.part(projectId, block, part), builder.build().encode());
+        tail.forEach(blocks::delete);
     }
 
-    /** Turns a full block's parts and tail into one sealed block; its deleted rows stay marked. */
+    /** Turns a full block's parts and tail into one sealed block, then deletes them; its deleted rows stay marked. */
     private void seal(final long projectId, final long block) {
         final EventBlock.Builder builder = new EventBlock.Builder();
         final List<Bytes> parts = new ArrayList<>();
@@ -177,14 +181,15 @@ final class EventBlockWriter {
                 }
             }
         }
-        tail(projectId, block * BlockKeys.ROWS + builder.size(), builder);
+        final List<Bytes> tail = tail(projectId, block * BlockKeys.ROWS + builder.size(), builder);
         if (builder.size() != BlockKeys.ROWS) {
             throw new IllegalStateException("block " + block + " of project " + projectId + " sealed with " + builder.size() + " rows");
         }
-        parts.forEach(blocks::delete);
         final Bytes deletedKey = BlockKeys.deleted(projectId, block);
         if (BlockKeys.deletedRows(blocks.get(deletedKey)).cardinality() == BlockKeys.ROWS) {
             // Every row left before the block filled: nothing to keep.
+            parts.forEach(blocks::delete);
+            tail.forEach(blocks::delete);
             blocks.delete(deletedKey);
             return;
         }
@@ -194,6 +199,9 @@ final class EventBlockWriter {
         stored.sections().forEach((name, bytes) -> blocks.put(BlockKeys.sealedSection(projectId, block, name), bytes));
         blocks.put(BlockKeys.sealed(projectId, block), new BlockKeys.Sealed(ThreadLocalRandom.current().nextLong(), sealed.firstMicros(),
                 sealed.lastMicros()).encode());
+        // Only now that the sealed block holds them: a reader meets each row once (a sealed block's parts are passed by).
+        parts.forEach(blocks::delete);
+        tail.forEach(blocks::delete);
     }
 
     /** Removes a sealed block's table of sections and its sections. */
@@ -205,15 +213,22 @@ final class EventBlockWriter {
         keys.forEach(blocks::delete);
     }
 
-    /** Adds the tail rows of the part that starts at row {@code first}, complete, in row order to {@code builder}. */
-    private void tail(final long projectId, final long first, final EventBlock.Builder builder) {
-        for (long sequence = first; sequence < first + BlockKeys.PART_ROWS; sequence++) {
-            final byte[] slot = blocks.get(BlockKeys.tail(projectId, sequence));
-            final TailRow row = slot == null ? null : TailRow.decode(slot);
-            if (row == null || row.sequence() != sequence) {
-                throw new IllegalStateException("the tail of project " + projectId + " lacks its row " + sequence);
+    /** Adds the tail rows of the complete part that starts at row {@code first}, in row order, to {@code builder}; their keys. */
+    private List<Bytes> tail(final long projectId, final long first, final EventBlock.Builder builder) {
+        final List<Bytes> keys = new ArrayList<>(BlockKeys.PART_ROWS);
+        try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.tail(projectId, first), BlockKeys.tail(projectId, first + BlockKeys.PART_ROWS - 1))) {
+            while (keys.size() < BlockKeys.PART_ROWS && it.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = it.next();
+                if (BlockKeys.tailSequence(entry.key) != first + keys.size()) {
+                    break;
+                }
+                keys.add(entry.key);
+                builder.add(TailRow.decode(entry.value).row());
             }
-            builder.add(TailRow.row(row.timelineKey(), timelines.get(row.timelineKey())));
         }
+        if (keys.size() != BlockKeys.PART_ROWS) {
+            throw new IllegalStateException("the tail of project " + projectId + " lacks its row " + (first + keys.size()));
+        }
+        return keys;
     }
 }
