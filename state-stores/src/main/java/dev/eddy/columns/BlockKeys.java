@@ -14,8 +14,8 @@ import org.apache.kafka.common.utils.Bytes;
  * {@link EventBlock}, lies apart under {@link #sealedBlock}), the set of its rows that are no longer
  * stored ({@link Kind#DELETED}: moved to another person's partition by a merge, or expired), and, while the block is
  * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}). A
- * project's newest rows, its <em>tail</em>, lie apart from its blocks, one record each (a {@link TailRow}: the event
- * and where its timeline keeps it) under {@code [4][project: 8][sequence: 8]} ({@link #tail}), with the newest row's
+ * project's newest rows, its <em>tail</em>, lie apart from its blocks, one record each (a {@link TailRow}: where its
+ * event's timeline keeps it) under {@code [4][project: 8][sequence: 8]} ({@link #tail}), with the newest row's
  * sequence under {@code [5][project: 8]} ({@link #newest}) and a key that is never deleted after the project's tail
  * ({@link #tailEnd}): every {@link #PART_ROWS} rows the tail's rows become a part and are deleted, and the last row of
  * a block turns its parts and tail into one sealed block. RocksDB walks past every deleted key, and every older

@@ -78,9 +78,10 @@ public final class StoredBlocks {
     /**
      * One project's events in a partition's {@code event-blocks} store.
      *
-     * @param blocks the store, read by key and by range
+     * @param blocks    the store, read by key and by range
+     * @param timelines the partition's timelines' reads by key, where tail rows find their events
      */
-    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks) {
+    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines) {
         /** Opens the project's range of the store ({@link BlockKeys#projectStart}), in key order. */
         public KeyValueIterator<Bytes, byte[]> entries() {
             return blocks.range(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId));
@@ -140,7 +141,7 @@ public final class StoredBlocks {
             flush(projectId, current, block, deleted, sealed, visitor);
             if (tail != null && newest > covered) {
                 // The tail's rows are of the newest block read, or of the next (which has no key yet).
-                final EventBlock.Builder rows = tail(tail, covered, newest, current, deleted, keep);
+                final EventBlock.Builder rows = tail(tail, source.timelines(), covered, newest, current, deleted, keep);
                 if (rows.size() > 0) {
                     visitor.block(rows.build(), new BitSet());
                 }
@@ -153,8 +154,8 @@ public final class StoredBlocks {
      * ({@code deleted} are the deleted rows of block {@code block}) and those whose event {@code keep} does not take.
      * Stops at {@code newest}: past it lie rows stored since, and the keys after them.
      */
-    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final long covered, final long newest, final long block,
-                                           final BitSet deleted, final Predicate<byte[]> keep) {
+    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final Function<Bytes, byte[]> timelines, final long covered,
+                                           final long newest, final long block, final BitSet deleted, final Predicate<byte[]> keep) {
         final EventBlock.Builder tail = new EventBlock.Builder();
         long sequence = -1;
         while (sequence < newest && rows.hasNext()) {
@@ -163,9 +164,10 @@ public final class StoredBlocks {
             if (sequence <= covered || BlockKeys.blockOf(sequence) == block && deleted.get(BlockKeys.rowOf(sequence))) {
                 continue;
             }
-            final TailRow row = TailRow.decode(entry.value);
-            if (keep.test(row.event())) {
-                tail.add(row.row());
+            final Bytes timelineKey = TailRow.timelineKey(entry.value);
+            final byte[] event = timelines.apply(timelineKey);
+            if (event != null && keep.test(event)) {
+                tail.add(TailRow.row(timelineKey, event));
             }
         }
         return tail;

@@ -13,35 +13,28 @@ import java.util.UUID;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * A row of a block still being filled ({@link BlockKeys#tail}): the event's timeline key and the event as its timeline
- * stores it, kept until the row's part is made, so neither queries nor the part read the timelines for it. Encoding
- * (version 3): {@code [version][timeline key][timeline event]}.
- *
- * @param timelineKey where its event is stored
- * @param event       the event's bytes ({@link TimelineEvent#encode})
+ * A row of a block still being filled ({@link BlockKeys#tail}): where its event's timeline keeps it, until the row's
+ * part is made. Encoding (version 3): {@code [version][timeline key]}.
  */
-public record TailRow(Bytes timelineKey, byte[] event) {
+public final class TailRow {
     private static final byte VERSION = 3;
     /** The row of an event that left before its part was made: never read (its row is marked deleted). */
     private static final EventBlock.Row LEFT = new EventBlock.Row(0, new UUID(0, 0), new UUID(0, 0), "", "", Map.of(),
             Json.mapper().createObjectNode());
 
-    public byte[] encode() {
-        return ByteBuffer.allocate(1 + TimelineKeys.LENGTH + event.length).put(VERSION).put(timelineKey.get()).put(event).array();
+    private TailRow() {
+    }
+
+    public static byte[] encode(final Bytes timelineKey) {
+        return ByteBuffer.allocate(1 + TimelineKeys.LENGTH).put(VERSION).put(timelineKey.get()).array();
     }
 
     /** @throws IllegalArgumentException on bytes that are not a tail row of this version */
-    public static TailRow decode(final byte[] tailRow) {
-        if (tailRow.length < 1 + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
+    public static Bytes timelineKey(final byte[] tailRow) {
+        if (tailRow.length != 1 + TimelineKeys.LENGTH || tailRow[0] != VERSION) {
             throw new IllegalArgumentException("not a tail row of version " + VERSION);
         }
-        return new TailRow(Bytes.wrap(Arrays.copyOfRange(tailRow, 1, 1 + TimelineKeys.LENGTH)),
-                Arrays.copyOfRange(tailRow, 1 + TimelineKeys.LENGTH, tailRow.length));
-    }
-
-    /** The row as a block takes it. */
-    public EventBlock.Row row() {
-        return row(timelineKey, event);
+        return Bytes.wrap(Arrays.copyOfRange(tailRow, 1, tailRow.length));
     }
 
     /**

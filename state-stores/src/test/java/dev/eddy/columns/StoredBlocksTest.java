@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class StoredBlocksTest {
     private static final long PROJECT = 5;
     private final SortedStore<Bytes, byte[]> blocks = new SortedStore<>(Serdes.Bytes());
+    private final SortedStore<Bytes, byte[]> timelines = new SortedStore<>(Serdes.Bytes());
     private final List<Bytes> keys = new ArrayList<>();
     private final List<byte[]> events = new ArrayList<>();
 
@@ -39,7 +40,8 @@ class StoredBlocksTest {
             if (sequence == 0) {
                 blocks.put(BlockKeys.tailEnd(PROJECT), new byte[0]);
             }
-            blocks.put(BlockKeys.tail(PROJECT, sequence), new TailRow(key, event.encode()).encode());
+            timelines.put(key, event.encode());
+            blocks.put(BlockKeys.tail(PROJECT, sequence), TailRow.encode(key));
             blocks.put(BlockKeys.newest(PROJECT), BlockKeys.number(sequence));
             final long block = BlockKeys.blockOf(sequence);
             if ((sequence + 1) % BlockKeys.PART_ROWS == 0) {
@@ -81,7 +83,7 @@ class StoredBlocksTest {
         }
         blocks.put(BlockKeys.newest(PROJECT), BlockKeys.number(newest));
         final List<Long> rows = new ArrayList<>();
-        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
+        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks, timelines::get), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 rows.add(block.uuid(r).getLeastSignificantBits());
             }

@@ -675,7 +675,7 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks), sealed, properties, request.now(), check,
+                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get), sealed, properties, request.now(), check,
                             answers, kept, project, p);
                 }
                 continue;

@@ -100,14 +100,14 @@ final class EventBlockWriter {
     }
 
     /** Adds the event stored under {@code timelineKey} unless it has its row (a rebuild meeting a live event's). */
-    void append(final Bytes timelineKey, final byte[] event) {
+    void append(final Bytes timelineKey) {
         if (!has(timelineKey)) {
-            appendNew(timelineKey, event);
+            appendNew(timelineKey);
         }
     }
 
-    /** Adds an event just stored in its timeline (as {@code event}), which therefore has no row yet. */
-    void appendNew(final Bytes timelineKey, final byte[] event) {
+    /** Adds an event just stored in its timeline, which therefore has no row yet. */
+    void appendNew(final Bytes timelineKey) {
         final long projectId = TimelineKeys.project(timelineKey);
         final long sequence = nextRows.computeIfAbsent(projectId, this::storedNextRow);
         nextRows.put(projectId, sequence + 1);
@@ -117,7 +117,7 @@ final class EventBlockWriter {
             blocks.put(BlockKeys.tailEnd(projectId), new byte[0]);
         }
         // The row first, then the newest row: a reader that finds this row the newest finds it in the tail.
-        blocks.put(BlockKeys.tail(projectId, sequence), new TailRow(timelineKey, event).encode());
+        blocks.put(BlockKeys.tail(projectId, sequence), TailRow.encode(timelineKey));
         blocks.put(BlockKeys.newest(projectId), BlockKeys.number(sequence));
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
@@ -223,7 +223,8 @@ final class EventBlockWriter {
                     break;
                 }
                 keys.add(entry.key);
-                builder.add(TailRow.decode(entry.value).row());
+                final Bytes event = TailRow.timelineKey(entry.value);
+                builder.add(TailRow.row(event, timelines.get(event)));
             }
         }
         if (keys.size() != BlockKeys.PART_ROWS) {

@@ -173,7 +173,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
                     index(TimelineKeys.project(entry.key), TimelineKeys.person(entry.key), TimelineEvent.decode(entry.value));
                 }
                 if (blocksRebuilding) {
-                    blocks.append(entry.key, entry.value);
+                    blocks.append(entry.key);
                 }
                 last = entry.key;
                 indexed++;
@@ -264,7 +264,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         timelines.put(key, event);
         expiry.put(expiryKey(today(), key), NOTHING);
         if (added) {
-            blocks.appendNew(key, event);
+            blocks.appendNew(key);
             changed(projectId, 1);
         }
     }

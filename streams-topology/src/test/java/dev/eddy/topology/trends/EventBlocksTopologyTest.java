@@ -92,7 +92,7 @@ class EventBlocksTopologyTest extends TopologyTest {
         }
         final Map<String, Integer> blocks = new HashMap<>();
         final KeyValueStore<Bytes, byte[]> blockStore = t.driver().getKeyValueStore(StoreNames.EVENT_BLOCKS);
-        StoredBlocks.read(new StoredBlocks.Source(TopologyFixture.PROJECT, blockStore), StoredBlocks.sealedIn(blockStore::get),
+        StoredBlocks.read(new StoredBlocks.Source(TopologyFixture.PROJECT, blockStore, timelineStore::get), StoredBlocks.sealedIn(blockStore::get),
                 event -> true, (block, deleted) -> {
                     for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                         final var row = block.row(r);
