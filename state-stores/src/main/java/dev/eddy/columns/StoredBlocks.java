@@ -3,6 +3,7 @@ package dev.eddy.columns;
 import java.util.BitSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -81,11 +82,28 @@ public final class StoredBlocks {
      * @param blocks    the store, read by key and by range
      * @param timelines the partition's timelines' reads by key, where tail rows find their events
      */
-    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines) {
+    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines, TailRows tailRows) {
+        /** Tail rows parsed from their events at every read. */
+        public Source(final long projectId, final ReadOnlyKeyValueStore<Bytes, byte[]> blocks, final Function<Bytes, byte[]> timelines) {
+            this(projectId, blocks, timelines, TailRows.PARSED);
+        }
+
         /** Opens the project's range of the store ({@link BlockKeys#projectStart}), in key order. */
         public KeyValueIterator<Bytes, byte[]> entries() {
             return blocks.range(BlockKeys.projectStart(projectId), BlockKeys.projectEnd(projectId));
         }
+    }
+
+    /** Where a read finds a tail row as a block takes it: parsed from its event at every read, or kept between reads. */
+    @FunctionalInterface
+    public interface TailRows {
+        TailRows PARSED = (sequence, timelineKey, parse) -> parse.get();
+
+        /**
+         * The row numbered {@code sequence}, whose event its timeline keeps under {@code timelineKey} (which never
+         * changes for a row: the same key is the same event); {@code parse} reads and parses it, null if it is gone.
+         */
+        EventBlock.Row row(long sequence, Bytes timelineKey, Supplier<EventBlock.Row> parse);
     }
 
     /**
@@ -96,10 +114,10 @@ public final class StoredBlocks {
      * part is made; rows stored after the read began are left for the next read.
      *
      * @param sealed the sealed blocks of the entries; a block it answers null for is not visited
-     * @param keep   which tail rows are worth building into a block, asked with the row's timeline event bytes
-     *               (queries skip rows outside their range or events unparsed)
+     * @param keep   which tail rows are worth building into a block (queries skip rows outside their range or of events
+     *               they do not count)
      */
-    public static void read(final Source source, final Sealed sealed, final Predicate<byte[]> keep, final Visitor visitor) {
+    public static void read(final Source source, final Sealed sealed, final Predicate<EventBlock.Row> keep, final Visitor visitor) {
         final long projectId = source.projectId();
         final long newest = BlockKeys.number(source.blocks().get(BlockKeys.newest(projectId)), -1);
         long current = Long.MIN_VALUE;
@@ -141,7 +159,7 @@ public final class StoredBlocks {
             flush(projectId, current, block, deleted, sealed, visitor);
             if (tail != null && newest > covered) {
                 // The tail's rows are of the newest block read, or of the next (which has no key yet).
-                final EventBlock.Builder rows = tail(tail, source.timelines(), covered, newest, current, deleted, keep);
+                final EventBlock.Builder rows = tail(tail, source, covered, newest, current, deleted, keep);
                 if (rows.size() > 0) {
                     visitor.block(rows.build(), new BitSet());
                 }
@@ -154,8 +172,8 @@ public final class StoredBlocks {
      * ({@code deleted} are the deleted rows of block {@code block}) and those whose event {@code keep} does not take.
      * Stops at {@code newest}: past it lie rows stored since, and the keys after them.
      */
-    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final Function<Bytes, byte[]> timelines, final long covered,
-                                           final long newest, final long block, final BitSet deleted, final Predicate<byte[]> keep) {
+    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final Source source, final long covered,
+                                           final long newest, final long block, final BitSet deleted, final Predicate<EventBlock.Row> keep) {
         final EventBlock.Builder tail = new EventBlock.Builder();
         long sequence = -1;
         while (sequence < newest && rows.hasNext()) {
@@ -165,9 +183,12 @@ public final class StoredBlocks {
                 continue;
             }
             final Bytes timelineKey = TailRow.timelineKey(entry.value);
-            final byte[] event = timelines.apply(timelineKey);
-            if (event != null && keep.test(event)) {
-                tail.add(TailRow.row(timelineKey, event));
+            final EventBlock.Row row = source.tailRows().row(sequence, timelineKey, () -> {
+                final byte[] event = source.timelines().apply(timelineKey);
+                return event == null ? null : TailRow.row(timelineKey, event);
+            });
+            if (row != null && keep.test(row)) {
+                tail.add(row);
             }
         }
         return tail;

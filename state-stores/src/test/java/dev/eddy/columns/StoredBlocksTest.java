@@ -130,6 +130,36 @@ class StoredBlocksTest {
     }
 
     @Test
+    void tailRowsKeptBetweenReadsAreParsedOnce() {
+        storeUpTo(299);
+        final Map<Long, EventBlock.Row> kept = new java.util.HashMap<>();
+        final List<Long> parsed = new ArrayList<>();
+        final StoredBlocks.TailRows keeping = (sequence, timelineKey, parse) -> {
+            assertThat(timelineKey).isEqualTo(keys.get((int) sequence));
+            return kept.computeIfAbsent(sequence, s -> {
+                parsed.add(s);
+                return parse.get();
+            });
+        };
+        final StoredBlocks.Source source = new StoredBlocks.Source(PROJECT, blocks, timelines::get, keeping);
+        final List<Long> rows = new ArrayList<>();
+        final StoredBlocks.Visitor collect = (block, deleted) -> {
+            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                rows.add(block.uuid(r).getLeastSignificantBits());
+            }
+        };
+        StoredBlocks.read(source, StoredBlocks.sealedIn(blocks::get), row -> true, collect);
+        storeUpTo(302);
+        rows.clear();
+        StoredBlocks.read(source, StoredBlocks.sealedIn(blocks::get), row -> row.timeMicros() / 1_000_000L % 2 == 0, collect);
+        assertThat(parsed).as("each tail row parsed once, the new ones at the second read").isEqualTo(
+                java.util.stream.LongStream.rangeClosed(256, 302).boxed().toList());
+        assertThat(rows).as("the part's rows, and the tail rows the read keeps").containsAll(upTo(255))
+                .containsAll(java.util.stream.LongStream.rangeClosed(256, 302).filter(n -> n % 2 == 0).boxed().toList())
+                .hasSize(256 + 24);
+    }
+
+    @Test
     void deletedTailRowsAreLeftOut() {
         storeUpTo(299);
         final BitSet deleted = new BitSet();

@@ -3,6 +3,7 @@ package dev.eddy.query.insights;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
@@ -41,6 +42,10 @@ final class BlockAnswers {
 
     /** A funnel's progress over a partition's sealed blocks of a project. */
     private record ProgressKey(long projectId, int partition, String shape) {
+    }
+
+    /** A tail row as parsed, named by its project, partition, sequence and event's timeline key (its content). */
+    private record TailKey(long projectId, int partition, long sequence, Bytes timelineKey) {
     }
 
     private record Entry(Object answer, long weight) {
@@ -146,6 +151,18 @@ final class BlockAnswers {
         } finally {
             answers.asMap().computeIfPresent(key, (k, kept) -> kept.answer() == progress ? new Entry(progress, progress.memoryBytes()) : kept);
         }
+    }
+
+    /**
+     * Tail rows of a partition's project as parsed, kept between reads under the same budget: a row's timeline key
+     * names its event for good, so a kept row is never stale, and a dashboard refreshed parses each new row once.
+     */
+    StoredBlocks.TailRows tailRows(final long projectId, final int partition) {
+        if (answers == null) {
+            return StoredBlocks.TailRows.PARSED;
+        }
+        return (sequence, timelineKey, parse) -> kept(new TailKey(projectId, partition, sequence, timelineKey), parse,
+                row -> row == null ? 0 : 256 + 128L * row.properties().size());
     }
 
     /** How many answers are kept. */

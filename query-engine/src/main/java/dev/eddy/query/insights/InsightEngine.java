@@ -231,9 +231,8 @@ public final class InsightEngine {
     private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed, final Optional<java.util.Set<String>> eventNames,
                                    final java.util.function.LongPredicate relevant, final Runnable check,
                                    final StoredBlocks.Visitor visitor) {
-        final byte[][] names = eventNames.map(TimelineEvent::names).orElse(null);
-        StoredBlocks.read(blocks, sealed,
-                event -> relevant.test(TimelineEvent.timeOf(event)) && (names == null || TimelineEvent.nameIn(event, names)),
+        final java.util.Set<String> names = eventNames.orElse(null);
+        StoredBlocks.read(blocks, sealed, row -> relevant.test(row.timeMicros()) && (names == null || names.contains(row.event())),
                 new StoredBlocks.Visitor() {
                     @Override
                     public void block(final EventBlock block, final BitSet deleted) {
@@ -675,7 +674,7 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get), sealed, properties, request.now(), check,
+                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get, answers.tailRows(project, p)), sealed, properties, request.now(), check,
                             answers, kept, project, p);
                 }
                 continue;
