@@ -3,6 +3,7 @@ package dev.eddy.query.insights;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,6 +53,8 @@ final class BlockAnswers {
     }
 
     private final Cache<Object, Entry> answers;
+    /** Tail rows as parsed ({@link #tailRows}), apart from the answers: kept from the first read, under an eighth of the budget. */
+    private final Cache<TailKey, Entry> tail;
     /** Query shapes asked lately (per project and kind): answers are kept for a shape from its second ask on. */
     private final Cache<String, Boolean> asked = Caffeine.newBuilder().maximumSize(10_000).expireAfterAccess(java.time.Duration.ofHours(1)).build();
 
@@ -62,13 +65,17 @@ final class BlockAnswers {
     BlockAnswers(final long maxBytes, final MeterRegistry registry) {
         if (maxBytes <= 0) {
             this.answers = null;
+            this.tail = null;
             return;
         }
+        this.tail = Caffeine.newBuilder().maximumWeight(Math.max(1, maxBytes / 8))
+                .weigher((TailKey key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 96)).recordStats().build();
         this.answers = Caffeine.newBuilder().maximumWeight(maxBytes)
                 .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + keyBytes(key)))
                 .recordStats().build();
         if (registry != null) {
             CaffeineCacheMetrics.monitor(registry, answers, "block-answers");
+            CaffeineCacheMetrics.monitor(registry, tail, "tail-rows");
         }
     }
 
@@ -154,15 +161,17 @@ final class BlockAnswers {
     }
 
     /**
-     * Tail rows of a partition's project as parsed, kept between reads under the same budget: a row's timeline key
+     * Tail rows of a partition's project as parsed, kept between reads (an eighth of the budget): a row's timeline key
      * names its event for good, so a kept row is never stale, and a dashboard refreshed parses each new row once.
      */
     StoredBlocks.TailRows tailRows(final long projectId, final int partition) {
         if (answers == null) {
             return StoredBlocks.TailRows.PARSED;
         }
-        return (sequence, timelineKey, parse) -> kept(new TailKey(projectId, partition, sequence, timelineKey), parse,
-                row -> row == null ? 0 : 256 + 128L * row.properties().size());
+        return (sequence, timelineKey, parse) -> (EventBlock.Row) tail.get(new TailKey(projectId, partition, sequence, timelineKey), k -> {
+            final EventBlock.Row row = parse.get();
+            return new Entry(row, row == null ? 0 : 256 + 128L * row.properties().size());
+        }).answer();
     }
 
     /** How many answers are kept. */
