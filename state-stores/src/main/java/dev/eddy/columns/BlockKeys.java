@@ -21,12 +21,13 @@ import org.apache.kafka.common.utils.Bytes;
  * a block turns its parts and tail into one sealed block. RocksDB walks past every deleted key, and every older
  * version of a key written over, in a range until compaction drops them; so the tail's deleted rows lie before every
  * range read (a read seeks to the tail's first row: {@link #tailFrom}) and the range every query walks holds only a
- * few keys per block. Queries read at most {@link #PART_ROWS} - 1 rows per project and partition one by one. When every
- * row of a sealed block is deleted, the block goes. A project's blocks are one key range, read in block order:
- * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part, big-endian. That range holds small values only, so a query walks it cheaply and reads by key only the sealed blocks
- * whose span meets its date range, and of those only the columns it uses: a sealed block is stored section by section
- * ({@link EventBlock#encodeSections}), its table of sections under {@code [3][project: 8][block: 8]} and each section
- * under the same key followed by the section's name. A query that holds a block decoded already reads none of it: a
+ * few keys per block. Queries read at most {@link #PART_ROWS} - 1 rows per project and partition one by one. When
+ * every row of a sealed block is deleted, the block goes. A project's blocks are one key range, read in block order:
+ * {@code [0][project: 8][block: 8][kind: 1]}, plus {@code [part: 1]} for a part, big-endian. That range holds small
+ * values only, so a query walks it cheaply and reads by key only the sealed blocks whose span meets its date range,
+ * and of those only the columns it uses: a sealed block is stored section by section ({@link EventBlock#encodeSections}),
+ * its table of sections under {@code [3][project: 8][block: 8]} and each section under the same key followed by the
+ * section's name. A query that holds a block decoded already reads none of it: a
  * sealed block never changes, and its id, new each time a block is sealed, names its content.
  *
  * <p>The same store keeps the bookkeeping, in key spaces no project's range reaches (one store, not three: each

@@ -252,7 +252,7 @@ public final class EventBlock {
         }
         if (!sections.containsKey(section)) {
             if (absent.get() == null && absent.compareAndSet(null, Column.absent(rows))) {
-                decoded(null, (long) rows * Integer.BYTES);
+                decodedBytes.addAndGet((long) rows * Integer.BYTES);
             }
             return absent.get();
         }

@@ -165,7 +165,7 @@ final class BlockAnswers {
      * names its event for good, so a kept row is never stale, and a dashboard refreshed parses each new row once.
      */
     StoredBlocks.TailRows tailRows(final long projectId, final int partition) {
-        if (answers == null) {
+        if (tail == null) {
             return StoredBlocks.TailRows.PARSED;
         }
         return (sequence, timelineKey, parse) -> (EventBlock.Row) tail.get(new TailKey(projectId, partition, sequence, timelineKey), k -> {

@@ -226,9 +226,10 @@ public final class InsightEngine {
     /**
      * Reads a partition's blocks of a project ({@link StoredBlocks}), calling {@code check} per block: the sealed
      * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
-     * their event is not one of {@code eventNames} (when only those count), which are skipped undecoded.
+     * their event is not one of {@code eventNames} (when only those count), which are left out of the tail's block.
      */
-    private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed, final Optional<java.util.Set<String>> eventNames,
+    private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed,
+                                   final Optional<java.util.Set<String>> eventNames,
                                    final java.util.function.LongPredicate relevant, final Runnable check,
                                    final StoredBlocks.Visitor visitor) {
         final java.util.Set<String> names = eventNames.orElse(null);
@@ -278,8 +279,8 @@ public final class InsightEngine {
          *
          * @param kept the query's {@link #shape} when its answers are kept in {@code answers} for the next query of it
          */
-        void scanBlocks(Q query, P partial, StoredBlocks.Source blocks, StoredBlocks.Sealed sealed, PropertyLookup properties, Instant now, Runnable check, BlockAnswers answers,
-                        Optional<String> kept, long projectId, int partition);
+        void scanBlocks(Q query, P partial, StoredBlocks.Source blocks, StoredBlocks.Sealed sealed, PropertyLookup properties, Instant now,
+                        Runnable check, BlockAnswers answers, Optional<String> kept, long projectId, int partition);
 
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
         boolean overlaps(Q query, long firstMicros, long lastMicros);

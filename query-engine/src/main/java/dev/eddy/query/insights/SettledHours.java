@@ -3,7 +3,6 @@ package dev.eddy.query.insights;
 import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.HourlyEventKey;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -27,11 +26,11 @@ final class SettledHours implements HourlyCells {
     private record Key(long projectId, int partition, String event, long firstHour, long lastHour, long changes, long generation) {
     }
 
-    /** Cells in the order read, column by column. */
-    private record Cells(String[] events, long[] hours, long[] counts) {
-        long weight() {
-            // Each name is shared with the store's other reads of this range: count the reference, not the string.
-            return 48L + 24L * hours.length;
+    /** One kept cell. */
+    private record Kept(String event, long hour, long count) {
+        /** What a kept cell takes, roughly: the record, its name and the list's reference to it. */
+        long bytes() {
+            return 88 + 2L * event.length();
         }
     }
 
@@ -68,29 +67,17 @@ final class SettledHours implements HourlyCells {
         }
         final long lastSettled = Math.min(lastHour, settledBefore - 1);
         final Long changes = store.get(HourlyEventKey.settled(projectId));
-        final Cells cells = kept.kept(new Key(projectId, partition, event.orElse(null), firstHour, lastSettled, changes == null ? 0 : changes,
-                generation), () -> read(projectId, event, firstHour, lastSettled), Cells::weight);
-        for (int i = 0; i < cells.hours.length; i++) {
-            cell.accept(cells.events[i], cells.hours[i], cells.counts[i]);
+        final List<Kept> cells = kept.kept(new Key(projectId, partition, event.orElse(null), firstHour, lastSettled, changes == null ? 0 : changes,
+                generation), () -> read(projectId, event, firstHour, lastSettled), list -> 48 + list.stream().mapToLong(Kept::bytes).sum());
+        for (final Kept c : cells) {
+            cell.accept(c.event(), c.hour(), c.count());
         }
         HourlyCells.scan(store, projectId, event, lastSettled + 1, lastHour, cell);
     }
 
-    private Cells read(final long projectId, final Optional<String> event, final long firstHour, final long lastHour) {
-        final List<String> events = new ArrayList<>();
-        final long[][] columns = {new long[64], new long[64]};
-        HourlyCells.scan(store, projectId, event, firstHour, lastHour, (name, hour, count) -> {
-            final int i = events.size();
-            if (i == columns[0].length) {
-                columns[0] = Arrays.copyOf(columns[0], i * 2);
-                columns[1] = Arrays.copyOf(columns[1], i * 2);
-            }
-            // Consecutive cells of one name share its string.
-            events.add(i > 0 && events.get(i - 1).equals(name) ? events.get(i - 1) : name);
-            columns[0][i] = hour;
-            columns[1][i] = count;
-        });
-        final int n = events.size();
-        return new Cells(events.toArray(String[]::new), Arrays.copyOf(columns[0], n), Arrays.copyOf(columns[1], n));
+    private List<Kept> read(final long projectId, final Optional<String> event, final long firstHour, final long lastHour) {
+        final List<Kept> cells = new ArrayList<>();
+        HourlyCells.scan(store, projectId, event, firstHour, lastHour, (name, hour, count) -> cells.add(new Kept(name, hour, count)));
+        return List.copyOf(cells);
     }
 }
