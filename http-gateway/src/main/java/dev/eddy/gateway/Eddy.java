@@ -2,6 +2,7 @@ package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
@@ -242,12 +243,14 @@ public final class Eddy implements AutoCloseable {
             routes.add(scatter::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
-            final ProjectRepository projects = new ProjectRepository(pool.get());
+            final AccessChanges access = AccessChanges.listen(vertx, Database.connectOptions(config.pg()), registry);
+            closeables.add(access);
+            final ProjectRepository projects = new ProjectRepository(pool.get(), access);
             final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
             routes.add(new CaptureRoutes(tokens, failures, producer.get(), topics, config.capture(), registry)::mount);
             // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
             final int flagRoutes = routes.size();
-            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get()), failures);
+            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get(), access), failures);
             // Management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
             final ApiContract contract = await(ApiContract.load(vertx));
@@ -286,7 +289,7 @@ public final class Eddy implements AutoCloseable {
             final PostHogJsBundles bundles = PostHogJsBundles.load();
             routes.add(bundles::mount);
             routes.add(new RemoteConfigRoutes(tokens, failures, evaluation, bundles)::mount);
-            routes.add(new PersonalApiKeyRoutes(pool.get())::mount);
+            routes.add(new PersonalApiKeyRoutes(pool.get(), access)::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
             routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
             final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),

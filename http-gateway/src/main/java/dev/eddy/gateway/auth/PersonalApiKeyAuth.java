@@ -89,7 +89,7 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
     public Supplier<Future<Optional<Principal>>> recheck(final RoutingContext ctx) {
         principal(ctx);
         final String hash = ApiKeys.hash(ctx.request().getHeader(HttpHeaders.AUTHORIZATION).substring(BEARER.length()).trim());
-        return () -> keys.findActive(hash);
+        return () -> keys.lookUp(hash);
     }
 
     public static Principal principal(final RoutingContext ctx) {

@@ -41,9 +41,12 @@ public final class PersonalApiKeyRoutes {
             + "AND revoked_at IS NULL";
 
     private final Pool pool;
+    private final AccessChanges changes;
 
-    public PersonalApiKeyRoutes(final Pool pool) {
+    /** @param changes told of each key revoked here, so this process stops taking it at once */
+    public PersonalApiKeyRoutes(final Pool pool, final AccessChanges changes) {
         this.pool = pool;
+        this.changes = changes;
     }
 
     /** A key as the API shows it; {@code value} only when just created. */
@@ -106,7 +109,10 @@ public final class PersonalApiKeyRoutes {
         }
         pool.preparedQuery(REVOKE).execute(Tuple.of(id, PersonalApiKeyAuth.principal(ctx).userId()))
                 .compose(rows -> rows.rowCount() > 0 ? Future.<Void>succeededFuture() : Future.failedFuture(ApiError.notFound("Not found.")))
-                .onSuccess(v -> ctx.response().setStatusCode(204).end())
+                .onSuccess(v -> {
+                    changes.changedHere();
+                    ctx.response().setStatusCode(204).end();
+                })
                 .onFailure(ctx::fail);
     }
 

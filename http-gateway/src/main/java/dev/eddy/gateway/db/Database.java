@@ -37,11 +37,16 @@ public final class Database {
                 result.migrationsExecuted);
     }
 
-    public static Pool pool(final Vertx vertx, final PostgresConfig pg) {
-        final PgConnectOptions connect = PgConnectOptions.fromUri(pg.uri())
+    /** How every connection to {@code pg} is made: the pool's, and the one listening for notices. */
+    public static PgConnectOptions connectOptions(final PostgresConfig pg) {
+        return PgConnectOptions.fromUri(pg.uri())
                 .setUser(pg.user())
                 .setPassword(pg.password())
                 .setCachePreparedStatements(true);
+    }
+
+    public static Pool pool(final Vertx vertx, final PostgresConfig pg) {
+        final PgConnectOptions connect = connectOptions(pg);
         final NetClientOptions net = new NetClientOptions().setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
         final PoolOptions pool = new PoolOptions()
                 .setMaxSize(pg.poolSize())

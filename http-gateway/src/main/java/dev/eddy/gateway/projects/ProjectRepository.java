@@ -1,5 +1,6 @@
 package dev.eddy.gateway.projects;
 
+import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.Principal;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -28,10 +29,19 @@ public final class ProjectRepository {
             + "test_account_filters) SELECT $2, m.organization_id, $3, $4, $5, $6, $7 FROM organization_memberships m "
             + "WHERE m.user_id = $1 ORDER BY m.joined_at, m.organization_id LIMIT 1 RETURNING id";
 
-    private final Pool pool;
+    /** What decides whether a principal sees a project: its user, its key's projects, the project. */
+    private record Visible(long userId, List<Long> scoped, long projectId) {
+    }
 
-    public ProjectRepository(final Pool pool) {
+    private final Pool pool;
+    private final AccessChanges changes;
+    private final AccessChanges.Kept<Visible, Optional<Project>> kept;
+
+    /** @param changes keeps the projects found while PostgreSQL announces every change of projects and members */
+    public ProjectRepository(final Pool pool, final AccessChanges changes) {
         this.pool = pool;
+        this.changes = changes;
+        this.kept = changes.cache(Optional::isPresent);
     }
 
     /**
@@ -54,9 +64,11 @@ public final class ProjectRepository {
                         }));
     }
 
+    /** The project if the principal may see it; a project found is kept while nothing changes projects or members. */
     public Future<Optional<Project>> find(final Principal who, final long projectId) {
-        return pool.preparedQuery(ONE).execute(Tuple.of(who.userId(), scopedProjects(who), projectId))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toProject(rows.iterator().next())));
+        return kept.get(new Visible(who.userId(), who.scopedProjects().orElse(null), projectId),
+                () -> pool.preparedQuery(ONE).execute(Tuple.of(who.userId(), scopedProjects(who), projectId))
+                        .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toProject(rows.iterator().next()))));
     }
 
     /** The project, or a failed future with a 404 when the principal may not see it (or it does not exist). */
@@ -95,7 +107,10 @@ public final class ProjectRepository {
             });
             sets.add("updated_at = now()");
             return pool.preparedQuery("UPDATE projects SET " + sets + " WHERE id = $1").execute(Tuple.from(values))
-                    .compose(v -> require(who, projectId));
+                    .compose(v -> {
+                        changes.changedHere();
+                        return require(who, projectId);
+                    });
         });
     }
 
