@@ -195,8 +195,21 @@ public final class SeriesPartial {
         if (timeMicros < firstMicros || timeMicros > lastMicros) {
             return -1;
         }
-        final int found = Arrays.binarySearch(bucketStarts, timeMicros);
-        return found >= 0 ? found : -found - 2;
+        // Buckets are nearly even (hours, days; weeks and months differ by a few days, a zone's days by an hour): the
+        // bucket guessed from the average width is the one, or a step or two off, without a search's branches.
+        final long[] starts = bucketStarts;
+        final int last = starts.length - 1;
+        if (timeMicros < starts[0]) {
+            return -1;
+        }
+        int b = last == 0 ? 0 : (int) Math.min(last, Math.max(0, (timeMicros - starts[0]) / Math.max(1, (starts[last] - starts[0]) / last)));
+        while (b > 0 && starts[b] > timeMicros) {
+            b--;
+        }
+        while (b < last && starts[b + 1] <= timeMicros) {
+            b++;
+        }
+        return b;
     }
 
     /** The first whole microsecond at or after {@code time}. */

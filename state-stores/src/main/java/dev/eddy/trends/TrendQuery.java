@@ -491,12 +491,13 @@ public final class TrendQuery {
     private void addSeries(final Partial partial, final Series s, final BlockRows rows, final BitSet deleted, final int eventCode,
                            final BlockFilter globalFilter, final BlockFilter own, final String[] breakdownByCode, final Instant now) {
         final EventBlock block = rows.block();
-        final EventBlock.Column events = block.events();
         final EventBlock.Column breakdownColumn = breakdownByCode == null ? null : block.property(breakdown.get().property());
         // Counting events without a breakdown or by an event property: per range, a count per bucket and value code.
-        final boolean counting = s.math() == TrendMath.TOTAL && (breakdown.isEmpty() || breakdownByCode != null);
-        final int width = breakdownByCode == null ? 1 : breakdownByCode.length;
-        final long[][] counts = counting ? new long[ranges.size()][] : null;
+        if (s.math() == TrendMath.TOTAL && (breakdown.isEmpty() || breakdownByCode != null)) {
+            countSeries(partial, s, block, deleted, eventCode, globalFilter, own, breakdownColumn, breakdownByCode);
+            return;
+        }
+        final EventBlock.Column events = block.events();
         final EventBlock.Column groupColumn = s.mathGroupTypeIndex().isPresent() && s.math().distinctActors()
                 ? groupColumn(block, s.mathGroupTypeIndex().get()) : null;
         final EventBlock.Column valueColumn = s.mathProperty().map(block::property).orElse(null);
@@ -506,19 +507,6 @@ public final class TrendQuery {
             }
             final long time = block.timeMicros(r);
             if (!relevant(time) || globalFilter != null && !globalFilter.test(r) || own != null && !own.test(r)) {
-                continue;
-            }
-            if (counting) {
-                final int code = breakdownColumn == null ? 0 : breakdownColumn.code(r);
-                for (int p = 0; p < ranges.size(); p++) {
-                    final int bucket = partial.series.get(p * series.size() + s.order()).bucketOfMicros(time);
-                    if (bucket >= 0) {
-                        if (counts[p] == null) {
-                            counts[p] = new long[width * partial.series.get(p * series.size() + s.order()).range().buckets().size()];
-                        }
-                        counts[p][bucket * width + code]++;
-                    }
-                }
                 continue;
             }
             final String actor;
@@ -540,16 +528,55 @@ public final class TrendQuery {
                 partial.series.get(p * series.size() + s.order()).add(counted);
             }
         }
-        if (counting) {
-            for (int p = 0; p < ranges.size(); p++) {
-                if (counts[p] == null) {
+    }
+
+    /**
+     * A series' event counts in a block, per range, bucket and breakdown value code, added once per block: the loop
+     * every unfiltered or event-property trend spends its time in, so it reads the columns' arrays directly, decides
+     * a row's buckets before its filters (a row of no bucket is in no window), and walks every row when none is
+     * deleted.
+     */
+    private void countSeries(final Partial partial, final Series s, final EventBlock block, final BitSet deleted, final int eventCode,
+                             final BlockFilter globalFilter, final BlockFilter own, final EventBlock.Column breakdownColumn,
+                             final String[] breakdownByCode) {
+        final int rowCount = block.rows();
+        final int width = breakdownByCode == null ? 1 : breakdownByCode.length;
+        final SeriesPartial[] targets = new SeriesPartial[ranges.size()];
+        final long[][] counts = new long[targets.length][];
+        for (int p = 0; p < targets.length; p++) {
+            targets[p] = partial.series.get(p * series.size() + s.order());
+        }
+        final boolean anyDeleted = !deleted.isEmpty();
+        for (int r = 0; r < rowCount; r++) {
+            if (anyDeleted && deleted.get(r) || eventCode != ANY_EVENT && block.events().code(r) != eventCode) {
+                continue;
+            }
+            final long time = block.timeMicros(r);
+            boolean filtered = false;
+            for (int p = 0; p < targets.length; p++) {
+                final int bucket = targets[p].bucketOfMicros(time);
+                if (bucket < 0) {
                     continue;
                 }
-                final SeriesPartial target = partial.series.get(p * series.size() + s.order());
-                for (int cell = 0; cell < counts[p].length; cell++) {
-                    if (counts[p][cell] > 0) {
-                        target.addEvents(cell / width, breakdownByCode == null ? "" : breakdownByCode[cell % width], counts[p][cell]);
+                if (!filtered) {
+                    if (globalFilter != null && !globalFilter.test(r) || own != null && !own.test(r)) {
+                        break;
                     }
+                    filtered = true;
+                }
+                if (counts[p] == null) {
+                    counts[p] = new long[width * targets[p].range().buckets().size()];
+                }
+                counts[p][bucket * width + (breakdownColumn == null ? 0 : breakdownColumn.code(r))]++;
+            }
+        }
+        for (int p = 0; p < targets.length; p++) {
+            if (counts[p] == null) {
+                continue;
+            }
+            for (int cell = 0; cell < counts[p].length; cell++) {
+                if (counts[p][cell] > 0) {
+                    targets[p].addEvents(cell / width, breakdownByCode == null ? "" : breakdownByCode[cell % width], counts[p][cell]);
                 }
             }
         }

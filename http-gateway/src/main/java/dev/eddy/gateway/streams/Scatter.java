@@ -67,6 +67,8 @@ public final class Scatter {
     private final HttpClient client;
     private final MeterRegistry registry;
     private final Map<String, PartitionRead<?>> parts = new ConcurrentHashMap<>();
+    /** Cores, asked once: the JVM reads the cgroup's files at each ask. */
+    private final int cores = Runtime.getRuntime().availableProcessors();
 
     /**
      * @param streams   the streams instance in this process, once started, if its role runs one
@@ -153,7 +155,7 @@ public final class Scatter {
      */
     private <P> Future<P> readLocal(final PartitionRead<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                                     final QueryControl control) {
-        final int threads = Math.min(partitions.size(), Runtime.getRuntime().availableProcessors());
+        final int threads = Math.min(partitions.size(), cores);
         if (threads <= 1) {
             return vertx.executeBlocking(() -> readLocalNow(part, app, partitions, request, control), false);
         }

@@ -142,6 +142,24 @@ final class BlockAnswers {
     }
 
     /**
+     * Whether {@code test} holds, asked once for {@code key} if it did: for facts that stay true while everything
+     * {@code key} names stays (a partition's counts being built, within a store generation).
+     */
+    boolean keptIfTrue(final Record key, final java.util.function.BooleanSupplier test) {
+        if (answers == null) {
+            return test.getAsBoolean();
+        }
+        if (answers.getIfPresent(key) != null) {
+            return true;
+        }
+        final boolean holds = test.getAsBoolean();
+        if (holds) {
+            answers.put(key, new Entry(Boolean.TRUE, 0));
+        }
+        return holds;
+    }
+
+    /**
      * Reads a funnel of {@code shape} over a partition's sealed blocks of a project with the progress kept for it
      * ({@link FunnelProgress}, made empty if none is), and weighs the progress again after.
      */

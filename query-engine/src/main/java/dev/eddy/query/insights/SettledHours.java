@@ -26,6 +26,10 @@ final class SettledHours implements HourlyCells {
     private record Key(long projectId, int partition, String event, long firstHour, long lastHour, long changes, long generation) {
     }
 
+    /** What names a partition's counts known to be built (once built, they stay so while the stores stay). */
+    private record Built(int partition, long generation) {
+    }
+
     /** One kept cell. */
     private record Kept(String event, long hour, long count) {
         /** What a kept cell takes, roughly: the record, its name and the list's reference to it. */
@@ -53,9 +57,10 @@ final class SettledHours implements HourlyCells {
         this.settledBefore = HourlyEventKey.settledBefore(nowMillis) - 1;
     }
 
+    /** Whether the counts are built; a yes is kept for the store generation (the topology never takes it back). */
     @Override
     public boolean built() {
-        return store.get(HourlyEventKey.BUILT) != null;
+        return kept.keptIfTrue(new Built(partition, generation), () -> store.get(HourlyEventKey.BUILT) != null);
     }
 
     /** Cells of settled hours from memory (read once per change of them), the rest from the store; in no set order. */

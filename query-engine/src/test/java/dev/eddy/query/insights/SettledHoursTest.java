@@ -78,6 +78,17 @@ class SettledHoursTest {
         assertThat(store.entriesRead() - before).isEqualTo(25);
     }
 
+    @Test
+    void aYesToBuiltIsKeptForTheGenerationAndANoAskedAgain() {
+        store.delete(HourlyEventKey.BUILT);
+        assertThat(hours(0).built()).isFalse();
+        store.put(HourlyEventKey.BUILT, 1L);
+        assertThat(hours(0).built()).as("a no is not kept").isTrue();
+        store.delete(HourlyEventKey.BUILT);
+        assertThat(hours(0).built()).as("a yes is: the topology never takes it back while the stores stay").isTrue();
+        assertThat(hours(1).built()).as("stores replaced (a store generation later) are asked again").isFalse();
+    }
+
     private SettledHours hours(final long generation) {
         return new SettledHours(store, kept, 0, generation, NOW);
     }
