@@ -24,7 +24,7 @@ import java.util.Map;
  * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them.
  *
  * <p>Usage: {@code InsightsBenchmark --gateway URL --token phc_... --key phx_... [--events 1000000] [--persons 50000]
- * [--days 30] [--repeats 20] [--warmups 3] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]}
+ * [--days 30] [--repeats 20] [--warmups 15] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]}
  */
 public final class InsightsBenchmark {
     private static final String FRESHNESS_EVENT = "bench_freshness";
@@ -50,7 +50,9 @@ public final class InsightsBenchmark {
         this.persons = Integer.parseInt(args.getOrDefault("persons", "50000"));
         this.days = Integer.parseInt(args.getOrDefault("days", "30"));
         this.repeats = Integer.parseInt(args.getOrDefault("repeats", "20"));
-        this.warmups = Integer.parseInt(args.getOrDefault("warmups", "3"));
+        // Fifteen per query and engine: with three, a profile of the first timed rows found the JIT compiling for 37% of
+        // the machine's CPU (Eddy's query paths are new to a process that has only loaded events), timing compilation.
+        this.warmups = Integer.parseInt(args.getOrDefault("warmups", "15"));
         this.batch = Integer.parseInt(args.getOrDefault("batch", "1000"));
         this.inFlight = Integer.parseInt(args.getOrDefault("in-flight", "4"));
         this.seed = Long.parseLong(args.getOrDefault("seed", "42"));

@@ -26,7 +26,6 @@ public final class SeriesPartial {
     /** At most this many cells (breakdown values × buckets) in one partial: about 40 MB of references. */
     static final long MAX_CELLS = 10_000_000;
     private final Map<String, Cell[]> cells = new HashMap<>();
-    private final Map<Long, Integer> hourBuckets = new HashMap<>();
     /** Each bucket's first microsecond, then the range's first and last, for {@link #bucketOfMicros}; made on first use. */
     private long[] bucketStarts;
     private long firstMicros;
@@ -91,7 +90,7 @@ public final class SeriesPartial {
      * text with its set entry); the buckets are the query's, shared.
      */
     long memoryBytes() {
-        long bytes = 96 + (bucketStarts == null ? 0 : 8L * bucketStarts.length) + 64L * hourBuckets.size();
+        long bytes = 96 + (bucketStarts == null ? 0 : 8L * bucketStarts.length);
         for (final Cell[] row : cells.values()) {
             bytes += 96 + 8L * row.length;
             for (final Cell cell : row) {
@@ -230,9 +229,12 @@ public final class SeriesPartial {
         cell(cells.computeIfAbsent(breakdown, k -> newCells()), bucket).events += count;
     }
 
-    /** The bucket of an hour, worked out once per hour: rollups feed every hour of every partition. */
+    /**
+     * The bucket of an hour (rollups feed every hour of every partition): the bucket of its first microsecond, which
+     * is {@link DateRange#bucketOf}'s when buckets start on hours, as they do for every query rollups answer.
+     */
     private int bucketOfHour(final long epochHour) {
-        return hourBuckets.computeIfAbsent(epochHour, h -> range.bucketOf(Instant.ofEpochSecond(h * 3600)));
+        return bucketOfMicros(epochHour * 3_600_000_000L);
     }
 
     private void addTo(final TrendEvent event, final int bucket) {
