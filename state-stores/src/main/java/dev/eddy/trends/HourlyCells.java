@@ -16,6 +16,16 @@ public interface HourlyCells {
      */
     void forEach(long projectId, Optional<String> event, long firstHour, long lastHour, Cell cell);
 
+    /**
+     * The project's counts of the hours {@code firstHour..lastHour}, the first at index 0: of one event, or of every
+     * event summed when {@code event} is empty. For spans a query may hold in memory ({@code TrendQuery} bounds them).
+     */
+    default long[] hours(final long projectId, final Optional<String> event, final long firstHour, final long lastHour) {
+        final long[] counts = new long[Math.toIntExact(Math.max(0, lastHour - firstHour + 1))];
+        forEach(projectId, event, firstHour, lastHour, (name, hour, count) -> counts[(int) (hour - firstHour)] += count);
+        return counts;
+    }
+
     /** One hour's count of one event. */
     @FunctionalInterface
     interface Cell {

@@ -162,6 +162,31 @@ public final class SeriesPartial {
     }
 
     /**
+     * Adds hourly counts without their events: {@code counts[i]} events in the hour {@code firstHour + i} (UTC), for
+     * ranges whose bucket boundaries fall on hours.
+     *
+     * @throws IllegalStateException unless the math counts events
+     */
+    public void addHours(final long firstHour, final long[] counts) {
+        if (math != TrendMath.TOTAL) {
+            throw new IllegalStateException("only event totals are counted without their events");
+        }
+        Cell[] row = null;
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                continue;
+            }
+            final int bucket = bucketOfHour(firstHour + i);
+            if (bucket >= 0) {
+                if (row == null) {
+                    row = cells.computeIfAbsent("", k -> newCells());
+                }
+                cell(row, bucket).events += counts[i];
+            }
+        }
+    }
+
+    /**
      * Adds an actor active in the hour {@code epochHour} (UTC), without a breakdown: distinct actors from the
      * unique-person markers, for ranges whose bucket boundaries fall on hours.
      */

@@ -13,8 +13,10 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
@@ -339,7 +341,32 @@ public final class TrendQuery {
         return true;
     }
 
+    /**
+     * Each counted event's hours as one array per partition (kept between queries for settled hours: the engine's
+     * {@code SettledHours}), summed into the buckets; spans too long for an array go cell by cell.
+     */
     private void countEvents(final Partial partial, final HourlyCells hourly, final long projectId, final long firstHour, final long lastHour) {
+        if (lastHour - firstHour >= MAX_HOURS_AT_ONCE) {
+            countEventsByCell(partial, hourly, projectId, firstHour, lastHour);
+            return;
+        }
+        final Map<Optional<String>, long[]> byEvent = new HashMap<>();
+        for (final Series s : series) {
+            if (s.math() != TrendMath.TOTAL) {
+                continue;
+            }
+            final long[] counts = byEvent.computeIfAbsent(s.event(), event -> hourly.hours(projectId, event, firstHour, lastHour));
+            for (int r = 0; r < ranges.size(); r++) {
+                partial.series.get(r * series.size() + s.order()).addHours(firstHour, counts);
+            }
+        }
+    }
+
+    /** Hours in one array at most: 200,000 hours (23 years) of longs, 1.6 MB a partition. */
+    private static final long MAX_HOURS_AT_ONCE = 200_000;
+
+    private void countEventsByCell(final Partial partial, final HourlyCells hourly, final long projectId, final long firstHour,
+                                   final long lastHour) {
         final HourlyCells.Cell add = (event, hour, count) -> addHourly(partial, event, hour, count);
         final Set<String> events = new java.util.TreeSet<>();
         for (final Series s : series) {

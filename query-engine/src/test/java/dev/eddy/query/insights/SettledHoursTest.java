@@ -10,7 +10,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * A partition's cells of settled hours are read from the store once per value of the project's settled-hours counter
+ * A partition's counts of settled hours are read from the store once per value of the project's settled-hours counter
  * (and store generation), and from memory after; the hours still taking live events are read from the store each time.
  */
 class SettledHoursTest {
@@ -93,10 +93,17 @@ class SettledHoursTest {
         return new SettledHours(store, kept, 0, generation, NOW);
     }
 
+    /** The hours' counts as {@link HourlyCells#hours} gives them, by hour (those not 0). */
     private static TreeMap<Long, Long> cells(final HourlyCells cells, final Optional<String> event, final long first, final long last) {
         final TreeMap<Long, Long> byHour = new TreeMap<>();
         assertThat(cells.built()).isTrue();
-        cells.forEach(PROJECT, event, first, last, (name, hour, count) -> byHour.merge(hour, count, Long::sum));
+        final long[] counts = cells.hours(PROJECT, event, first, last);
+        assertThat(counts).hasSize((int) (last - first + 1));
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] != 0) {
+                byHour.put(first + i, counts[i]);
+            }
+        }
         return byHour;
     }
 
