@@ -24,7 +24,7 @@ import java.util.Map;
  * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them.
  *
  * <p>Usage: {@code InsightsBenchmark --gateway URL --token phc_... --key phx_... [--events 1000000] [--persons 50000]
- * [--days 30] [--repeats 20] [--warmups 15] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]}
+ * [--days 30] [--repeats 20] [--warmups 15] [--pause-ms 0] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]}
  */
 public final class InsightsBenchmark {
     private static final String FRESHNESS_EVENT = "bench_freshness";
@@ -36,6 +36,7 @@ public final class InsightsBenchmark {
     private final int days;
     private final int repeats;
     private final int warmups;
+    private final long pauseMillis;
     private final int batch;
     private final int inFlight;
     private final long seed;
@@ -53,6 +54,9 @@ public final class InsightsBenchmark {
         // Fifteen per query and engine: with three, a profile of the first timed rows found the JIT compiling for 37% of
         // the machine's CPU (Eddy's query paths are new to a process that has only loaded events), timing compilation.
         this.warmups = Integer.parseInt(args.getOrDefault("warmups", "15"));
+        // Optionally each engine timed from idle (a pause before each run). Off by default, as the figures were
+        // taken: a 50 ms pause made DuckDB slower (its p50 9.8 -> 14.2 ms for the daily trend) and Eddy faster.
+        this.pauseMillis = Long.parseLong(args.getOrDefault("pause-ms", "0"));
         this.batch = Integer.parseInt(args.getOrDefault("batch", "1000"));
         this.inFlight = Integer.parseInt(args.getOrDefault("in-flight", "4"));
         this.seed = Long.parseLong(args.getOrDefault("seed", "42"));
@@ -100,7 +104,8 @@ public final class InsightsBenchmark {
                 final Timing tiles = timeTiles(queries.subList(2, queries.size()));
                 matched &= tiles.mismatches() == 0;
                 rows.add(tiles.row("dashboard: the 2 above as tiles", null));
-                System.out.printf(Locale.ROOT, "%nlatency over %d runs each after %d warm-ups, Eddy and DuckDB alternating; ratio = Eddy p50 / DuckDB p50:%n", repeats, warmups);
+                System.out.printf(Locale.ROOT, "%nlatency over %d runs each after %d warm-ups, Eddy and DuckDB alternating, %d ms apart; ratio = Eddy p50 / DuckDB p50:%n",
+                        repeats, warmups, pauseMillis);
                 System.out.printf(Locale.ROOT, "%-30s %10s %10s %10s %10s %8s %8s%n", "query", "Eddy p50", "Eddy p90", "DuckDB p50",
                         "DuckDB p90", "ratio", "target");
                 rows.forEach(System.out::println);
@@ -185,9 +190,11 @@ public final class InsightsBenchmark {
         final double[] duck = new double[repeats];
         int mismatches = 0;
         for (int run = -warmups; run < repeats; run++) {
+            Thread.sleep(pauseMillis);
             long t0 = System.nanoTime();
             final String body = eddyRun.ask(run);
             final double eddyMs = (System.nanoTime() - t0) / 1e6;
+            Thread.sleep(pauseMillis);
             t0 = System.nanoTime();
             final Object answer = duckRun.run();
             final double duckMs = (System.nanoTime() - t0) / 1e6;
