@@ -559,9 +559,9 @@ public final class TrendQuery {
 
     /**
      * A series' event counts in a block, per range, bucket and breakdown value code, added once per block: the loop
-     * every unfiltered or event-property trend spends its time in, so it reads the columns' arrays directly, decides
-     * a row's buckets before its filters (a row of no bucket is in no window), and walks every row when none is
-     * deleted.
+     * every unfiltered or event-property trend spends its time in, so it resolves the series' partials and columns
+     * once per block, decides a row's buckets before its filters (a row of no bucket is in no window), and walks
+     * every row when none is deleted.
      */
     private void countSeries(final Partial partial, final Series s, final EventBlock block, final BitSet deleted, final int eventCode,
                              final BlockFilter globalFilter, final BlockFilter own, final EventBlock.Column breakdownColumn,
@@ -573,9 +573,10 @@ public final class TrendQuery {
         for (int p = 0; p < targets.length; p++) {
             targets[p] = partial.series.get(p * series.size() + s.order());
         }
+        final EventBlock.Column events = block.events();
         final boolean anyDeleted = !deleted.isEmpty();
         for (int r = 0; r < rowCount; r++) {
-            if (anyDeleted && deleted.get(r) || eventCode != ANY_EVENT && block.events().code(r) != eventCode) {
+            if (anyDeleted && deleted.get(r) || eventCode != ANY_EVENT && events.code(r) != eventCode) {
                 continue;
             }
             final long time = block.timeMicros(r);

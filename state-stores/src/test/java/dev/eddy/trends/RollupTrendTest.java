@@ -48,7 +48,7 @@ class RollupTrendTest {
     }
 
     @Test
-    void dailyCountsOfEventsAndOfEveryEventAreTheCellsSummed() {
+    void dailyCountsOfEventsAndOfEveryEventAreTheCellsSummed() throws Exception {
         final JsonNode result = count("{\"events\":[{\"id\":\"$pageview\"},{\"id\":\"signup\"},{\"id\":null}],\"interval\":\"day\","
                 + "\"date_from\":\"2026-09-01\",\"date_to\":\"2026-11-22\"}");
         assertThat(byDay(result.get(0))).isEqualTo(daily.get("$pageview"));
@@ -59,7 +59,7 @@ class RollupTrendTest {
     }
 
     @Test
-    void aSpanTooLongForAnArrayCountsCellByCellAlike() {
+    void aSpanTooLongForAnArrayCountsCellByCellAlike() throws Exception {
         final JsonNode arrays = count("{\"events\":[{\"id\":\"buy\"},{\"id\":null}],\"interval\":\"month\",\"date_from\":\"2026-01-01\","
                 + "\"date_to\":\"2026-11-22\"}");
         final JsonNode cells = count("{\"events\":[{\"id\":\"buy\"},{\"id\":null}],\"interval\":\"month\",\"date_from\":\"1990-01-01\","
@@ -79,8 +79,8 @@ class RollupTrendTest {
         }
     }
 
-    private JsonNode count(final String query) {
-        final TrendQuery trend = TrendQuery.parse(Json.mapper().valueToTree(read(query)), ZoneOffset.UTC, DayOfWeek.SUNDAY,
+    private JsonNode count(final String query) throws java.io.IOException {
+        final TrendQuery trend = TrendQuery.parse(Json.mapper().readTree(query), ZoneOffset.UTC, DayOfWeek.SUNDAY,
                 Json.mapper().createArrayNode(), NOW, Optional::empty);
         final TrendQuery.Partial partial = trend.partial();
         assertThat(trend.countInto(partial, HourlyCells.of(store), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
@@ -96,13 +96,5 @@ class RollupTrendTest {
             }
         }
         return days;
-    }
-
-    private static JsonNode read(final String text) {
-        try {
-            return Json.mapper().readTree(text);
-        } catch (final java.io.IOException e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -31,7 +31,7 @@ import java.util.UUID;
  */
 public final class ReferenceAnalytics {
     /** The funnel's conversion window. */
-    public static final int WINDOW_DAYS = 14;
+    private static final int WINDOW_DAYS = 14;
     private static final List<String> BROWSERS = List.of("Chrome", "Firefox", "Safari", "Edge");
     private static final int URLS = 6;
 
@@ -89,14 +89,6 @@ public final class ReferenceAnalytics {
         return "buy_" + run;
     }
 
-    public LocalDate firstDay() {
-        return firstDay;
-    }
-
-    public LocalDate lastDay() {
-        return lastDay;
-    }
-
     /**
      * The first round: each person's events under its anonymous id, its user id (for three in five) and an alias
      * (one in seven), none joined yet.
@@ -117,7 +109,7 @@ public final class ReferenceAnalytics {
             }
         }
         java.util.Collections.shuffle(round, random);
-        return batches(round, batchSize);
+        return batches(round.stream().map(ReferenceAnalytics::json).toList(), batchSize);
     }
 
     /**
@@ -154,13 +146,7 @@ public final class ReferenceAnalytics {
         final List<ObjectNode> all = new ArrayList<>(joins);
         round.forEach(e -> all.add(json(e)));
         java.util.Collections.shuffle(all, random);
-        final List<ArrayNode> batches = new ArrayList<>();
-        for (int i = 0; i < all.size(); i += batchSize) {
-            final ArrayNode batch = Json.mapper().createArrayNode();
-            all.subList(i, Math.min(all.size(), i + batchSize)).forEach(batch::add);
-            batches.add(batch);
-        }
-        return batches;
+        return batches(all, batchSize);
     }
 
     /** How many of this run's events were sent (those the trends count: views, signups, buys). */
@@ -303,11 +289,11 @@ public final class ReferenceAnalytics {
         return event;
     }
 
-    private static List<ArrayNode> batches(final List<Sent> events, final int batchSize) {
+    private static List<ArrayNode> batches(final List<ObjectNode> events, final int batchSize) {
         final List<ArrayNode> batches = new ArrayList<>();
         for (int i = 0; i < events.size(); i += batchSize) {
             final ArrayNode batch = Json.mapper().createArrayNode();
-            events.subList(i, Math.min(events.size(), i + batchSize)).forEach(e -> batch.add(json(e)));
+            events.subList(i, Math.min(events.size(), i + batchSize)).forEach(batch::add);
             batches.add(batch);
         }
         return batches;
