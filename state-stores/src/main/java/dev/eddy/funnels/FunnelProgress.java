@@ -24,15 +24,28 @@ import org.apache.kafka.common.utils.Bytes;
  * {@link FunnelQuery#progressShape shape} so that a funnel asked again (a dashboard tile) evaluates only the persons
  * whose events changed: PostHog's "per-person progress recomputed from that person's own events when they change".
  *
- * <p>Kept: the sealed blocks it was built from (each block's id and deleted rows: a block's content), which persons have
- * funnel rows in which block, and each person's {@link Contribution} to the answer from its sealed rows alone. A read
- * compares the partition's sealed blocks with those: persons with rows in a block added, removed or changed (rows
- * deleted by a merge or by expiry) are evaluated again from all their sealed rows. Persons with rows in the tail of
- * the block being filled (stored one by one, which change all the time) are evaluated from all their rows, and that
- * contribution kept apart with the uuids of their tail rows: asked again with the same tail rows and nothing else of
- * theirs changed, they add it as it was. Every other person adds its kept contribution. So the answer equals a fresh evaluation of every person by construction;
- * a read that fails part way (a block removed under it, the query cancelled) forgets everything, and the next builds
- * again from nothing.
+ * <p>Kept: the units it was built from (sealed blocks by id, parts of a block being filled by their bytes, each with its
+ * deleted rows: a unit's content), which persons have funnel rows in which unit, each person's {@link Contribution}
+ * to the answer from those rows, and (an ordered or strict funnel without breakdown) each person's evaluation as it
+ * stands after them ({@link OrderedFunnel.Run}). A read compares the partition's units with those:
+ * <ul>
+ *   <li>a unit removed, or with other content under its number, and every person with rows in it: evaluated again
+ *       from all their rows;</li>
+ *   <li>rows deleted from a unit since (a merge moved their events, expiry removed them): their persons evaluated
+ *       again, the unit's other persons untouched;</li>
+ *   <li>a block sealed since from the parts kept (the same events at the same places): it takes their rows over, and
+ *       only its rows that were not in those parts are new;</li>
+ *   <li>new rows: a person whose new rows all come after every row of its kept evaluation goes on from it with them
+ *       alone (events arrive about in the order they happen, so this is nearly everyone on a live dashboard); a
+ *       person with a late row, or a funnel that cannot go on (unordered, breakdowns, funnel trends), is evaluated
+ *       again from all its rows.</li>
+ * </ul>
+ * Persons with rows in the tail of the block being filled (stored one by one, which change all the time) go on from
+ * a copy of their kept evaluation, or are evaluated from all their rows, for this read only; that contribution is
+ * kept apart with the uuids of their tail rows: asked again with the same tail rows and nothing else of theirs
+ * changed, they add it as it was. Every other person adds its kept contribution. So the answer equals a fresh
+ * evaluation of every person; a read that fails part way (a block removed under it, the query cancelled) forgets
+ * everything, and the next builds again from nothing.
  *
  * <p>Not thread-safe on its own: {@link #read} holds the instance's lock.
  */
@@ -80,6 +93,25 @@ public final class FunnelProgress {
     private record Applied(Object content, BitSet deleted) {
     }
 
+    /** What is kept of one person with funnel rows in the units. */
+    private static final class Kept {
+        /** Its funnel rows: each the unit's number shifted by {@link #ROW_BITS}, or'ed with the row. */
+        long[] rows = new long[0];
+        /** What it adds to the answer from those rows; null when nothing. */
+        Contribution contribution;
+        /** A funnel whose evaluations go on with later rows ({@link FunnelQuery#run}): its evaluation after them. */
+        OrderedFunnel.Run run;
+        /** Whether {@link #contribution} (and {@link #run}) are from its rows as they are. */
+        boolean evaluated;
+        long bytes;
+
+        long weigh() {
+            bytes = 120 + 8L * rows.length + (contribution == null ? 0 : 48 + contribution.memoryBytes())
+                    + (run == null ? 0 : 48 + run.memoryBytes());
+            return bytes;
+        }
+    }
+
     /** A person's rows being filled ({@link #tailRows}) and its contribution with them (null: it adds nothing). */
     private record Tailed(long[] rows, Contribution contribution) {
     }
@@ -95,6 +127,21 @@ public final class FunnelProgress {
         /** Per breakdown value of a funnel trend, the cells of its period counts this person adds one to. */
         private final List<String>[] periodValues;
         private final int[][] periodCells;
+        private final long bytes;
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private static final List<String>[] NO_VALUES = new List[0];
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private static final List<String>[] NO_BREAKDOWN = new List[] {List.of()};
+
+        /** One outcome without a breakdown value. */
+        private Contribution(final FunnelOutcome outcome) {
+            values = NO_BREAKDOWN;
+            outcomes = new FunnelOutcome[] {outcome};
+            periodValues = NO_VALUES;
+            periodCells = new int[0][];
+            bytes = weigh();
+        }
 
         @SuppressWarnings("unchecked")
         private Contribution(final FunnelQuery.Partial own) {
@@ -113,6 +160,17 @@ public final class FunnelProgress {
                 periodCells[i] = java.util.stream.IntStream.range(0, counts.length)
                         .flatMap(c -> java.util.stream.IntStream.range(0, (int) counts[c]).map(k -> c)).toArray();
             }
+            bytes = weigh();
+        }
+
+        /** What a person whose only outcome (no breakdown) is {@code outcome} adds; null when it adds nothing. */
+        static Contribution of(final FunnelOutcome outcome) {
+            return outcome.counts() ? new Contribution(outcome) : null;
+        }
+
+        /** Whether this is what {@link #of(FunnelOutcome) of(outcome)} would be. */
+        boolean isOnly(final FunnelOutcome outcome) {
+            return values == NO_BREAKDOWN && outcomes[0].equals(outcome);
         }
 
         /** What {@code own} (one person's evaluation) holds; null when it adds nothing. */
@@ -133,7 +191,11 @@ public final class FunnelProgress {
         }
 
         long memoryBytes() {
-            long bytes = 64 + 8L * values.length + 8L * periodValues.length;
+            return bytes;
+        }
+
+        private long weigh() {
+            long bytes = 72 + 8L * values.length + 8L * periodValues.length;
             for (final FunnelOutcome o : outcomes) {
                 bytes += 48 + 8L * o.timings().length;
             }
@@ -147,16 +209,19 @@ public final class FunnelProgress {
     private final Map<Long, Applied> blocks = new HashMap<>();
     /** Per block, the persons with funnel rows in it. */
     private final Map<Long, UUID[]> personsOf = new HashMap<>();
-    /** Per person, its funnel rows: each the unit's number shifted by {@link #ROW_BITS}, or'ed with the row. */
-    private final Map<UUID, long[]> rowsOf = new HashMap<>();
-    /** Bits of a row number in an entry of {@link #rowsOf} (a block has at most 4,096 rows). */
+    /** Per person with funnel rows in the units, what is kept of it (one lookup a person a read). */
+    private final Map<UUID, Kept> persons = new HashMap<>();
+    /** Bits of a row number in an entry of {@link Kept#rows} (a block has at most 4,096 rows). */
     private static final int ROW_BITS = 13;
-    private final Map<UUID, Contribution> contributions = new HashMap<>();
+    private static final long ROW_MASK = (1L << ROW_BITS) - 1;
+    /** What the entries of {@link #persons} took at the last read (each weighed when it was evaluated). */
+    private long personsWeight;
     /** Per person with rows being filled at the last read: those rows' uuids, and its contribution with them. */
     private final Map<UUID, Tailed> tailed = new HashMap<>();
     private long baseWeight;
     private long weight;
     private int evaluatedLastRead;
+    private int extendedLastRead;
 
     /**
      * Adds the funnel's answer over a partition's rows of a project to {@code into}: every person's, as
@@ -181,52 +246,119 @@ public final class FunnelProgress {
 
     private void apply(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
                        final Instant now, final Runnable check, final FunnelQuery.Partial into) {
+        final boolean resumable = query.run().isPresent();
         // Persons with rows being filled (the tail), and which: their events' uuids, in row order.
-        final Map<UUID, long[]> tailOf = tailRows(query, unsealed, properties, now, check);
+        final Tail tail = tailRows(query, unsealed, properties, now, check, resumable);
 
-        // Blocks added, removed or changed since the last read; the persons they had rows of.
+        // The units kept: unchanged, thinned (rows deleted since: a merge or expiry), or gone (removed, or another
+        // content under their number). Every other unit is fresh.
         final Map<Long, Unit> current = new HashMap<>();
         sealed.forEach(b -> current.put(b.number(), b));
         final Set<Long> gone = new TreeSet<>();
-        final List<Unit> fresh = new ArrayList<>();
+        final Map<Long, BitSet> thinned = new HashMap<>();
         for (final Map.Entry<Long, Applied> kept : blocks.entrySet()) {
             final Unit found = current.get(kept.getKey());
-            if (found == null || !found.content().equals(kept.getValue().content()) || !found.deleted().equals(kept.getValue().deleted())) {
+            if (found == null || !found.content().equals(kept.getValue().content())) {
                 gone.add(kept.getKey());
+            } else if (!found.deleted().equals(kept.getValue().deleted())) {
+                final BitSet added = (BitSet) found.deleted().clone();
+                added.andNot(kept.getValue().deleted());
+                final BitSet back = (BitSet) kept.getValue().deleted().clone();
+                back.andNot(found.deleted());
+                if (back.isEmpty()) {
+                    thinned.put(kept.getKey(), added);
+                } else {
+                    gone.add(kept.getKey());
+                }
             }
         }
+        final List<Unit> fresh = new ArrayList<>();
         for (final Unit b : sealed) {
             if (!blocks.containsKey(b.number()) || gone.contains(b.number())) {
                 fresh.add(b);
             }
         }
+        // A block sealed since holds the parts kept before at the same places: their rows keep their persons' parts.
+        final Map<Long, Integer> freshFrom = new HashMap<>();
+        for (final Unit b : fresh) {
+            if (b.isSealed() && !blocks.containsKey(b.number())) {
+                check.run();
+                final int adopted = adoptParts(b, current, gone, thinned);
+                if (adopted > 0) {
+                    freshFrom.put(b.number(), adopted);
+                }
+            }
+        }
+
+        // Persons evaluated again from all their rows: those with rows in a unit gone, or among rows deleted since.
         final Set<UUID> changed = new HashSet<>();
         for (final long number : gone) {
             changed.addAll(Arrays.asList(personsOf.getOrDefault(number, new UUID[0])));
+            unindex(number);
         }
+        thinned.forEach((number, deleted) -> {
+            unindexRows(number, deleted, changed);
+            blocks.put(number, new Applied(blocks.get(number).content(), current.get(number).deleted()));
+        });
 
-        // Their new content: every person with rows there changes.
+        // The rows of the fresh units. A person whose new rows all come after its evaluation's last event goes on from
+        // there (a resumable funnel); every other person with new rows is evaluated again.
         final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
+        final FunnelQuery.BlockRowsCollector later = resumable ? query.collector(properties, now) : again;
         final Map<Long, Map<UUID, long[]>> freshRows = new HashMap<>();
         final List<EventBlock> freshBlocks = new ArrayList<>();
+        final List<int[]> freshTaken = new ArrayList<>();
         for (final Unit b : fresh) {
             check.run();
             final EventBlock block = load(b);
-            again.add(block, b.deleted());
-            freshRows.put(b.number(), rowsByPerson(again, b.number()));
-            changed.addAll(freshRows.get(b.number()).keySet());
+            final int[] taken = taken(block, b.deleted(), freshFrom.getOrDefault(b.number(), 0));
+            later.add(block, b.deleted(), taken);
+            freshRows.put(b.number(), rowsByPerson(later, b.number()));
             freshBlocks.add(block);
+            freshTaken.add(taken);
+        }
+        final Map<UUID, List<FunnelEvent>> extended = new HashMap<>();
+        if (resumable) {
+            later.finishEach((actor, events) -> {
+                final UUID person = (UUID) actor;
+                final Kept kept = persons.get(person);
+                if (changed.contains(person) || kept != null && (kept.run == null || !kept.run.continuesAt(events.get(0).timeMicros()))) {
+                    changed.add(person);
+                } else {
+                    extended.put(person, events);
+                }
+            });
+        } else {
+            freshRows.values().forEach(byPerson -> changed.addAll(byPerson.keySet()));
         }
         again.only(changed);
-
-        // Persons with tail rows evaluated again for this read: those whose tail rows or other rows changed since the
-        // last read; the others add what they added then.
-        final Set<UUID> moving = new HashSet<>();
-        tailOf.forEach((person, rows) -> {
-            final Tailed had = tailed.get(person);
-            if (had == null || changed.contains(person) || !Arrays.equals(had.rows(), rows)) {
-                moving.add(person);
+        if (resumable && !changed.isEmpty()) {
+            for (int i = 0; i < fresh.size(); i++) {
+                again.add(freshBlocks.get(i), fresh.get(i).deleted(), freshTaken.get(i));
             }
+        }
+
+        // Persons with tail rows: those whose tail rows or other rows are as at the last read add what they added
+        // then; those whose evaluation can go on with their tail rows do so (on a copy: the tail is not kept); the
+        // others are evaluated again from all their rows for this read.
+        final Set<UUID> moving = new HashSet<>();
+        final Map<UUID, List<FunnelEvent>> goingOn = new HashMap<>();
+        tail.uuids().forEach((person, rows) -> {
+            final Tailed had = tailed.get(person);
+            if (had != null && !changed.contains(person) && !extended.containsKey(person) && Arrays.equals(had.rows(), rows)) {
+                return;
+            }
+            final List<FunnelEvent> events = tail.events().get(person);
+            if (events != null && !changed.contains(person)) {
+                final List<FunnelEvent> before = extended.get(person);
+                final long last = before != null ? before.get(before.size() - 1).timeMicros() : Long.MIN_VALUE;
+                final Kept kept = persons.get(person);
+                if (events.get(0).timeMicros() > last && (kept == null || kept.run != null && kept.run.continuesAt(events.get(0).timeMicros()))) {
+                    goingOn.put(person, events);
+                    return;
+                }
+            }
+            moving.add(person);
         });
         final FunnelQuery.BlockRowsCollector filling = query.collector(properties, now);
         filling.only(moving);
@@ -235,15 +367,15 @@ public final class FunnelProgress {
                 filling.add(block.block(), block.deleted());
             }
             for (int i = 0; i < fresh.size(); i++) {
-                filling.add(freshBlocks.get(i), fresh.get(i).deleted());
+                filling.add(freshBlocks.get(i), fresh.get(i).deleted(), freshTaken.get(i));
             }
         }
 
-        // The rest of the rows of the persons evaluated, from the units that did not change: just those rows.
+        // The rest of the rows of the persons evaluated again, from the units kept: just those rows.
         final Map<Long, IntList> againRows = new TreeMap<>();
         final Map<Long, IntList> fillingRows = new TreeMap<>();
-        collect(changed, gone, current, againRows);
-        collect(moving, gone, current, fillingRows);
+        collect(changed, current, againRows);
+        collect(moving, current, fillingRows);
         final Set<Long> rest = new TreeSet<>(againRows.keySet());
         rest.addAll(fillingRows.keySet());
         for (final long number : rest) {
@@ -259,62 +391,116 @@ public final class FunnelProgress {
         }
 
         // Kept from now on: the units as they are, whose rows are where, and the changed persons' contributions.
-        for (final long number : gone) {
-            unindex(number);
+        for (final UUID person : changed) {
+            final Kept kept = persons.get(person);
+            if (kept != null) {
+                kept.evaluated = false;
+                kept.contribution = null;
+                kept.run = null;
+            }
         }
         for (final Unit b : fresh) {
             blocks.put(b.number(), new Applied(b.content(), b.deleted()));
             final Map<UUID, long[]> byPerson = freshRows.get(b.number());
-            personsOf.put(b.number(), byPerson.keySet().toArray(UUID[]::new));
+            final Set<UUID> inUnit = new HashSet<>(Arrays.asList(personsOf.getOrDefault(b.number(), new UUID[0])));
+            inUnit.addAll(byPerson.keySet());
+            personsOf.put(b.number(), inUnit.toArray(UUID[]::new));
             byPerson.forEach((person, rows) -> {
-                final long[] had = rowsOf.getOrDefault(person, new long[0]);
-                final long[] has = Arrays.copyOf(had, had.length + rows.length);
-                System.arraycopy(rows, 0, has, had.length, rows.length);
-                rowsOf.put(person, has);
+                final Kept kept = persons.computeIfAbsent(person, p -> new Kept());
+                final long[] has = Arrays.copyOf(kept.rows, kept.rows.length + rows.length);
+                System.arraycopy(rows, 0, has, kept.rows.length, rows.length);
+                kept.rows = has;
             });
         }
-        for (final UUID person : changed) {
-            contributions.remove(person);
-        }
         again.finishEach((actor, events) -> {
-            final Contribution c = query.contribution(events);
-            if (c != null) {
-                contributions.put((UUID) actor, c);
+            final Kept kept = persons.get((UUID) actor);
+            if (resumable) {
+                kept.run = query.run().orElseThrow();
+                kept.run.fold(events);
+                kept.contribution = query.contribution(kept.run.outcome());
+            } else {
+                kept.contribution = query.contribution(events);
             }
+            kept.evaluated = true;
+            kept.weigh();
         });
-        tailed.keySet().retainAll(tailOf.keySet());
-        filling.finishEach((actor, events) -> tailed.put((UUID) actor, new Tailed(tailOf.get(actor), query.contribution(events))));
+        extended.forEach((person, events) -> {
+            final Kept kept = persons.get(person);
+            if (kept.run == null) {
+                // No rows kept before these: its evaluation starts with them.
+                kept.run = query.run().orElseThrow();
+            }
+            kept.run.fold(events);
+            final FunnelOutcome outcome = kept.run.outcome();
+            if (kept.contribution == null ? outcome.counts() : !kept.contribution.isOnly(outcome)) {
+                kept.contribution = Contribution.of(outcome);
+            }
+            kept.evaluated = true;
+            kept.weigh();
+        });
+        tailed.keySet().retainAll(tail.uuids().keySet());
+        goingOn.forEach((person, events) -> {
+            final Kept kept = persons.get(person);
+            final OrderedFunnel.Run run = kept != null ? kept.run.copy() : query.run().orElseThrow();
+            run.fold(events);
+            tailed.put(person, new Tailed(tail.uuids().get(person), query.contribution(run.outcome())));
+        });
+        filling.finishEach((actor, events) -> tailed.put((UUID) actor, new Tailed(tail.uuids().get(actor), query.contribution(events))));
         // A person moving whose rows the funnel takes none of (all outside its steps) adds nothing.
         for (final UUID person : moving) {
-            tailed.putIfAbsent(person, new Tailed(tailOf.get(person), null));
+            tailed.putIfAbsent(person, new Tailed(tail.uuids().get(person), null));
         }
         check.run();
 
         final int periodCount = query.periodCells();
         // Every person's part: with tail rows as evaluated with them, else as kept.
-        for (final Map.Entry<UUID, Contribution> kept : contributions.entrySet()) {
-            if (!tailOf.containsKey(kept.getKey())) {
-                kept.getValue().addTo(into, periodCount);
+        long weighed = 0;
+        for (final Map.Entry<UUID, Kept> entry : persons.entrySet()) {
+            final Kept kept = entry.getValue();
+            if (!kept.evaluated) {
+                throw new IllegalStateException("person " + entry.getKey() + " has rows but no evaluation");
             }
+            if (kept.contribution != null && !tail.uuids().containsKey(entry.getKey())) {
+                kept.contribution.addTo(into, periodCount);
+            }
+            weighed += kept.bytes;
         }
+        personsWeight = weighed;
         for (final Tailed t : tailed.values()) {
             if (t.contribution() != null) {
                 t.contribution().addTo(into, periodCount);
             }
         }
         evaluatedLastRead = changed.size() + moving.size();
-        if (!gone.isEmpty() || !fresh.isEmpty() || baseWeight == 0) {
+        extendedLastRead = extended.size() + goingOn.size();
+        if (!gone.isEmpty() || !fresh.isEmpty() || !thinned.isEmpty() || baseWeight == 0) {
             baseWeight = weighUnits();
         }
-        weight = baseWeight + weighTails();
+        weight = baseWeight + personsWeight + weighTails();
+    }
+
+    /** Rows {@code from} on of {@code block} but the deleted ones, ascending; null for all of them but the deleted. */
+    private static int[] taken(final EventBlock block, final BitSet deleted, final int from) {
+        if (from == 0) {
+            return null;
+        }
+        final IntList rows = new IntList();
+        for (int r = deleted.nextClearBit(from); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+            rows.add(r);
+        }
+        return rows.sorted();
     }
 
     /**
-     * Per person with rows being filled that the funnel takes, those rows' event uuids in row order (two longs each):
-     * the same uuids are the same rows, so the person's part with them is as it was.
+     * The tail's rows that the funnel takes: per person, their event uuids in row order (two longs each: the same
+     * uuids are the same rows, so the person's part with them is as it was), and (a resumable funnel) their funnel
+     * events in timeline order.
      */
-    private static Map<UUID, long[]> tailRows(final FunnelQuery query, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
-                                              final Instant now, final Runnable check) {
+    private record Tail(Map<UUID, long[]> uuids, Map<UUID, List<FunnelEvent>> events) {
+    }
+
+    private static Tail tailRows(final FunnelQuery query, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
+                                 final Instant now, final Runnable check, final boolean resumable) {
         final FunnelQuery.BlockRowsCollector probe = query.collector(properties, now);
         final Map<UUID, long[]> tailOf = new HashMap<>();
         for (final UnsealedBlock block : unsealed) {
@@ -332,10 +518,83 @@ public final class FunnelProgress {
                         });
             }
         }
-        return tailOf;
+        final Map<UUID, List<FunnelEvent>> events = new HashMap<>();
+        if (resumable) {
+            probe.finishEach((actor, list) -> events.put((UUID) actor, list));
+        }
+        return new Tail(tailOf, events);
     }
 
-    /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link #rowsOf} entries. */
+    /**
+     * When {@code block} (a sealed block new to this progress) holds, from its first row, the rows of parts of the
+     * same block kept from earlier reads (as a block sealed from its parts does: the same events of the same persons
+     * at the same times, in the same places), its number takes over their rows and their persons, the parts are no
+     * longer {@code gone}, and rows it deleted since join {@code thinned}. The rows of {@code block} so adopted (0
+     * when none: every row of it is then fresh).
+     */
+    private int adoptParts(final Unit block, final Map<Long, Unit> current, final Set<Long> gone, final Map<Long, BitSet> thinned) {
+        final List<Long> parts = new ArrayList<>();
+        for (long part = block.number() + 1; part < block.number() + 32 && gone.contains(part) && !current.containsKey(part)
+                && blocks.get(part).content() instanceof Bytes; part++) {
+            parts.add(part);
+        }
+        if (parts.isEmpty()) {
+            return 0;
+        }
+        final EventBlock rows = load(block);
+        final int[] offsets = new int[parts.size() + 1];
+        final BitSet deletedBefore = new BitSet();
+        for (int p = 0; p < parts.size(); p++) {
+            final Applied kept = blocks.get(parts.get(p));
+            final EventBlock part = EventBlock.decode(((Bytes) kept.content()).get());
+            final int offset = offsets[p];
+            if (offset + part.rows() > rows.rows()) {
+                return 0;
+            }
+            for (int r = 0; r < part.rows(); r++) {
+                if (part.timeMicros(r) != rows.timeMicros(offset + r) || !part.uuid(r).equals(rows.uuid(offset + r))
+                        || !part.person(part.persons().code(r)).equals(rows.person(rows.persons().code(offset + r)))) {
+                    return 0;
+                }
+            }
+            kept.deleted().stream().forEach(r -> deletedBefore.set(offset + r));
+            offsets[p + 1] = offset + part.rows();
+        }
+        final int adopted = offsets[parts.size()];
+        final BitSet deletedNow = block.deleted().get(0, adopted);
+        final BitSet back = (BitSet) deletedBefore.clone();
+        back.andNot(deletedNow);
+        if (!back.isEmpty()) {
+            return 0;
+        }
+        final Set<UUID> taken = new HashSet<>();
+        for (int p = 0; p < parts.size(); p++) {
+            final long part = parts.get(p);
+            final long offset = offsets[p];
+            final UUID[] had = personsOf.remove(part);
+            blocks.remove(part);
+            gone.remove(part);
+            for (final UUID person : had == null ? new UUID[0] : had) {
+                taken.add(person);
+                final long[] entries = persons.get(person).rows;
+                for (int i = 0; i < entries.length; i++) {
+                    if (entries[i] >>> ROW_BITS == part) {
+                        entries[i] = block.number() << ROW_BITS | (offset + (entries[i] & ROW_MASK));
+                    }
+                }
+            }
+        }
+        personsOf.put(block.number(), taken.toArray(UUID[]::new));
+        blocks.put(block.number(), new Applied(block.content(), deletedBefore));
+        final BitSet added = (BitSet) deletedNow.clone();
+        added.andNot(deletedBefore);
+        if (!added.isEmpty()) {
+            thinned.put(block.number(), added);
+        }
+        return adopted;
+    }
+
+    /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link Kept#rows} entries. */
     private static Map<UUID, long[]> rowsByPerson(final FunnelQuery.BlockRowsCollector collector, final long number) {
         final Map<UUID, IntList> rows = new HashMap<>();
         final FunnelQuery.RowsTaken taken = collector.lastBlockRows();
@@ -347,16 +606,45 @@ public final class FunnelProgress {
         return entries;
     }
 
-    /** The rows of {@code persons} in units still there and unchanged, per unit. */
-    private void collect(final Set<UUID> persons, final Set<Long> gone, final Map<Long, Unit> current, final Map<Long, IntList> into) {
-        for (final UUID person : persons) {
-            for (final long entry : rowsOf.getOrDefault(person, new long[0])) {
+    /** The rows of {@code who} in the units kept (those gone are unindexed by now), per unit. */
+    private void collect(final Set<UUID> who, final Map<Long, Unit> current, final Map<Long, IntList> into) {
+        for (final UUID person : who) {
+            final Kept kept = persons.get(person);
+            for (final long entry : kept == null ? new long[0] : kept.rows) {
                 final long number = entry >>> ROW_BITS;
-                if (!gone.contains(number) && current.containsKey(number)) {
-                    into.computeIfAbsent(number, n -> new IntList()).add((int) (entry & ((1 << ROW_BITS) - 1)));
+                if (current.containsKey(number)) {
+                    into.computeIfAbsent(number, n -> new IntList()).add((int) (entry & ROW_MASK));
                 }
             }
         }
+    }
+
+    /**
+     * Forgets the rows of unit {@code number} that were {@code deleted} since (a merge moved their events, or expiry
+     * removed them); the persons they were of join {@code changed}.
+     */
+    private void unindexRows(final long number, final BitSet deleted, final Set<UUID> changed) {
+        final UUID[] inUnit = personsOf.get(number);
+        if (inUnit == null) {
+            return;
+        }
+        final List<UUID> left = new ArrayList<>(inUnit.length);
+        for (final UUID person : inUnit) {
+            final Kept kept = persons.get(person);
+            final long[] has = Arrays.stream(kept.rows).filter(e -> e >>> ROW_BITS != number || !deleted.get((int) (e & ROW_MASK))).toArray();
+            if (has.length != kept.rows.length) {
+                changed.add(person);
+                if (has.length == 0) {
+                    persons.remove(person);
+                } else {
+                    kept.rows = has;
+                }
+            }
+            if (Arrays.stream(has).anyMatch(e -> e >>> ROW_BITS == number)) {
+                left.add(person);
+            }
+        }
+        personsOf.put(number, left.toArray(UUID[]::new));
     }
 
     /** A growable list of ints. */
@@ -388,17 +676,17 @@ public final class FunnelProgress {
 
     private void unindex(final long number) {
         blocks.remove(number);
-        final UUID[] persons = personsOf.remove(number);
-        if (persons == null) {
+        final UUID[] inUnit = personsOf.remove(number);
+        if (inUnit == null) {
             return;
         }
-        for (final UUID person : persons) {
-            final long[] had = rowsOf.get(person);
-            final long[] has = Arrays.stream(had).filter(entry -> entry >>> ROW_BITS != number).toArray();
+        for (final UUID person : inUnit) {
+            final Kept kept = persons.get(person);
+            final long[] has = Arrays.stream(kept.rows).filter(entry -> entry >>> ROW_BITS != number).toArray();
             if (has.length == 0) {
-                rowsOf.remove(person);
+                persons.remove(person);
             } else {
-                rowsOf.put(person, has);
+                kept.rows = has;
             }
         }
     }
@@ -406,27 +694,21 @@ public final class FunnelProgress {
     private void forget() {
         blocks.clear();
         personsOf.clear();
-        rowsOf.clear();
-        contributions.clear();
+        persons.clear();
         tailed.clear();
+        personsWeight = 0;
         baseWeight = 0;
         weight = 0;
     }
 
-    /** What the units' index and the kept contributions take (weighed when the units change). */
+    /** What the units and their index take (weighed when the units change). */
     private long weighUnits() {
         long bytes = 256;
         for (final Applied applied : blocks.values()) {
             bytes += 96 + (applied.content() instanceof Bytes encoded ? encoded.get().length : 0);
         }
-        for (final UUID[] persons : personsOf.values()) {
-            bytes += 48 + 8L * persons.length;
-        }
-        for (final long[] numbers : rowsOf.values()) {
-            bytes += 120 + 8L * numbers.length;
-        }
-        for (final Contribution c : contributions.values()) {
-            bytes += 48 + c.memoryBytes();
+        for (final UUID[] inUnit : personsOf.values()) {
+            bytes += 48 + 8L * inUnit.length;
         }
         return bytes;
     }
@@ -450,8 +732,13 @@ public final class FunnelProgress {
         return evaluatedLastRead;
     }
 
+    /** How many persons the last read went on evaluating with their new rows alone, for tests. */
+    synchronized int extendedLastRead() {
+        return extendedLastRead;
+    }
+
     /** The persons with a contribution kept (for tests and metrics). */
     synchronized int persons() {
-        return contributions.size();
+        return (int) persons.values().stream().filter(k -> k.contribution != null).count();
     }
 }

@@ -929,6 +929,21 @@ public final class FunnelQuery {
         return FunnelProgress.Contribution.of(own);
     }
 
+    /**
+     * A person's evaluation that goes on as later events come ({@link OrderedFunnel.Run}), or empty when this funnel
+     * evaluates each person from all its events at once: unordered funnels (any step may start), funnel trends
+     * (entrance periods), breakdowns (a person's values come from all its events) and groups.
+     */
+    Optional<OrderedFunnel.Run> run() {
+        return ordered == null || trends.isPresent() || breakdown.isPresent() || aggregationGroup.isPresent()
+                ? Optional.empty() : Optional.of(ordered.run());
+    }
+
+    /** What a person whose {@link #run} ended with {@code outcome} adds to a partial, alone; null when nothing. */
+    FunnelProgress.Contribution contribution(final FunnelOutcome outcome) {
+        return FunnelProgress.Contribution.of(outcome);
+    }
+
     /** The length of a funnel trend's period counts (two cells per bucket). */
     int periodCells() {
         return trends.isPresent() ? 2 * range.buckets().size() : 0;

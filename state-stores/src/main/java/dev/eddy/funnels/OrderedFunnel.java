@@ -1,7 +1,9 @@
 package dev.eddy.funnels;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How far one actor gets through an ordered or strict funnel, as PostHog's funnel aggregation computes it.
@@ -66,6 +68,14 @@ public final class OrderedFunnel {
             return new Attempt(start, t, u, excluded);
         }
 
+        Attempt copy() {
+            return new Attempt(start, times, uuids, excluded);
+        }
+
+        long memoryBytes() {
+            return 40 + 8L * times.length + 48L * uuids.length;
+        }
+
         boolean has(final String uuid) {
             for (final String u : uuids) {
                 if (u.equals(uuid)) {
@@ -91,49 +101,74 @@ public final class OrderedFunnel {
      * @param value           the breakdown value the actor is evaluated for
      */
     public FunnelOutcome evaluate(final List<FunnelEvent> events, final int attributionStep, final List<String> value) {
-        final Attribution attribution = new Attribution(attributionStep, value);
-        final Attempt[] entered = new Attempt[steps + 1];
-        final Attempt[] furthest = {null};
-        final int[] furthestStep = {0};
-        int[] codedSteps = null;
-        int[] codedExclusions = null;
-        int[] codes = null;
-        int i = 0;
-        while (i < events.size() && entered[steps] == null) {
-            // The events that share this timestamp.
-            int j = i + 1;
-            while (j < events.size() && events.get(j).timeMicros() == events.get(i).timeMicros()) {
-                j++;
+        final Run run = new Run(attributionStep, value);
+        run.fold(events);
+        return run.outcome();
+    }
+
+    /** An evaluation without a breakdown, to go on with as later events come ({@link Run}). */
+    public Run run() {
+        return new Run(-1, List.of());
+    }
+
+    /**
+     * One actor's evaluation, event after event: the attempts in progress, the furthest one, and the time of the last
+     * event folded. Its {@link #outcome} after folding events in parts equals {@link #evaluate} over all of them when
+     * each part comes strictly later than the one before ({@link #continuesAt}): events of one instant are taken
+     * together, and a late event can change which attempt counts. So a funnel kept between queries goes on from
+     * where a person's evaluation stopped when its new events are its latest (the usual case: events arrive in the
+     * order they happen), as ClickHouse's {@code windowFunnel} state does, and evaluates the person again otherwise.
+     */
+    public final class Run {
+        private final Attribution attribution;
+        private final Attempt[] entered = new Attempt[steps + 1];
+        private Attempt furthest;
+        private int furthestStep;
+        private long lastTime = Long.MIN_VALUE;
+        private int[] codedSteps;
+        private int[] codedExclusions;
+        private int[] codes;
+
+        private Run(final int attributionStep, final List<String> value) {
+            this.attribution = new Attribution(attributionStep, value);
+        }
+
+        /** Whether events from {@code timeMicros} on may be {@link #fold folded} into this run. */
+        public boolean continuesAt(final long timeMicros) {
+            return timeMicros > lastTime;
+        }
+
+        /**
+         * Goes on with {@code events} (in timestamp order, the first {@link #continuesAt later} than every event
+         * folded before).
+         */
+        public void fold(final List<FunnelEvent> events) {
+            if (events.isEmpty()) {
+                return;
             }
-            final List<FunnelEvent> group = events.subList(i, j);
-            final long time = events.get(i).timeMicros();
-            entered[0] = Attempt.at(time);
+            if (!continuesAt(events.get(0).timeMicros())) {
+                throw new IllegalArgumentException("events at " + events.get(0).timeMicros() + " do not follow those folded up to " + lastTime);
+            }
+            lastTime = events.get(events.size() - 1).timeMicros();
+            int i = 0;
+            while (i < events.size() && entered[steps] == null) {
+                // The events that share this timestamp.
+                int j = i + 1;
+                while (j < events.size() && events.get(j).timeMicros() == events.get(i).timeMicros()) {
+                    j++;
+                }
+                group(events.subList(i, j));
+                i = j;
+            }
+        }
+
+        private void group(final List<FunnelEvent> group) {
+            entered[0] = Attempt.at(group.get(0).timeMicros());
             boolean alike = true;
             for (int k = 1; k < group.size() && alike; k++) {
                 alike = group.get(k).sameMatchesAs(group.get(0));
             }
-            if (alike) {
-                for (final FunnelEvent event : group) {
-                    // Events share their arrays of steps and exclusions (a funnel's rows intern them): encoded once
-                    // per run of events alike.
-                    if (event.steps() != codedSteps || event.exclusions() != codedExclusions) {
-                        codedSteps = event.steps();
-                        codedExclusions = event.exclusions();
-                        codes = encoded(event);
-                    }
-                    process(event, codes, entered, furthest, furthestStep, false, attribution);
-                    if (strict) {
-                        for (int s = 1; s <= steps; s++) {
-                            if (!event.matches(s - 1)) {
-                                entered[s] = null;
-                            }
-                        }
-                    }
-                    if (entered[steps] != null) {
-                        break;
-                    }
-                }
-            } else {
+            if (!alike) {
                 // Each step of each event on its own, lowest step first, so one instant can fill several steps.
                 final List<int[]> pseudo = new ArrayList<>();
                 for (int e = 0; e < group.size(); e++) {
@@ -143,23 +178,109 @@ public final class OrderedFunnel {
                 }
                 pseudo.sort((a, b) -> Integer.compare(a[0], b[0]));
                 for (final int[] p : pseudo) {
-                    process(group.get(p[1]), new int[] {p[0]}, entered, furthest, furthestStep, true, attribution);
+                    process(group.get(p[1]), new int[] {p[0]}, true);
+                }
+                return;
+            }
+            for (final FunnelEvent event : group) {
+                // Events share their arrays of steps and exclusions (a funnel's rows intern them): encoded once per
+                // run of events alike.
+                if (event.steps() != codedSteps || event.exclusions() != codedExclusions) {
+                    codedSteps = event.steps();
+                    codedExclusions = event.exclusions();
+                    codes = encoded(event);
+                }
+                process(event, codes, false);
+                if (strict) {
+                    for (int s = 1; s <= steps; s++) {
+                        if (!event.matches(s - 1)) {
+                            entered[s] = null;
+                        }
+                    }
+                }
+                if (entered[steps] != null) {
+                    return;
                 }
             }
-            i = j;
         }
-        if (furthestStep[0] == 0) {
-            return FunnelOutcome.NOT_ENTERED;
+
+        /** Where the actor ends with the events folded so far. */
+        public FunnelOutcome outcome() {
+            if (furthestStep == 0) {
+                return FunnelOutcome.NOT_ENTERED;
+            }
+            if (furthest.excluded) {
+                return FunnelOutcome.EXCLUDED;
+            }
+            final long[] times = furthest.times;
+            final double[] timings = new double[times.length - 1];
+            for (int k = 1; k < times.length; k++) {
+                timings[k - 1] = (times[k] - times[k - 1]) / 1_000_000.0;
+            }
+            return FunnelOutcome.reached(furthestStep - 1, timings);
         }
-        if (furthest[0].excluded) {
-            return FunnelOutcome.EXCLUDED;
+
+        /** A run in the same state that goes on apart from this one (attempts shared by several places stay shared). */
+        public Run copy() {
+            final Run copy = new Run(attribution.step(), attribution.value());
+            final Map<Attempt, Attempt> copies = new IdentityHashMap<>();
+            for (int s = 0; s <= steps; s++) {
+                copy.entered[s] = entered[s] == null ? null : copies.computeIfAbsent(entered[s], Attempt::copy);
+            }
+            copy.furthest = furthest == null ? null : copies.computeIfAbsent(furthest, Attempt::copy);
+            copy.furthestStep = furthestStep;
+            copy.lastTime = lastTime;
+            return copy;
         }
-        final long[] times = furthest[0].times;
-        final double[] timings = new double[times.length - 1];
-        for (int k = 1; k < times.length; k++) {
-            timings[k - 1] = (times[k] - times[k - 1]) / 1_000_000.0;
+
+        /** About what this run takes on the heap. */
+        public long memoryBytes() {
+            long bytes = 64 + 8L * entered.length;
+            for (final Attempt a : entered) {
+                bytes += a == null ? 0 : a.memoryBytes();
+            }
+            return bytes + (furthest == null ? 0 : furthest.memoryBytes());
         }
-        return FunnelOutcome.reached(furthestStep[0] - 1, timings);
+
+        private void process(final FunnelEvent event, final int[] codes, final boolean together) {
+            final long time = event.timeMicros();
+            for (final int code : codes) {
+                final boolean exclusion = code < 0;
+                final int step = Math.abs(code);
+                if (step > steps) {
+                    continue;
+                }
+                final Attempt previous = entered[step - 1];
+                if (previous == null || time - previous.start > windowMicros) {
+                    continue;
+                }
+                if (entered[step] != null && entered[step].start == previous.start) {
+                    // This attempt already has that step; its earliest time stays.
+                    continue;
+                }
+                if (exclusion) {
+                    if (together || previous.excluded) {
+                        continue;
+                    }
+                    previous.excluded = true;
+                    if (furthestStep == step - 1 && furthest != null && time - furthest.start <= windowMicros) {
+                        furthest.excluded = true;
+                    }
+                    continue;
+                }
+                if (attribution.refuses(step - 1, event) || together && previous.has(event.uuid())) {
+                    continue;
+                }
+                final Attempt next = previous.plus(time, event.uuid());
+                if (!previous.excluded) {
+                    entered[step] = next;
+                }
+                if (step > furthestStep || step == furthestStep && furthest.excluded) {
+                    furthest = next;
+                    furthestStep = step;
+                }
+            }
+        }
     }
 
     /** The step whose event must carry the breakdown value the actor is evaluated for (step attribution). */
@@ -187,46 +308,5 @@ public final class OrderedFunnel {
             codes[n++] = steps[i] + 1;
         }
         return codes;
-    }
-
-    private void process(final FunnelEvent event, final int[] codes, final Attempt[] entered, final Attempt[] furthest,
-                         final int[] furthestStep, final boolean together, final Attribution attribution) {
-        final long time = event.timeMicros();
-        for (final int code : codes) {
-            final boolean exclusion = code < 0;
-            final int step = Math.abs(code);
-            if (step > steps) {
-                continue;
-            }
-            final Attempt previous = entered[step - 1];
-            if (previous == null || time - previous.start > windowMicros) {
-                continue;
-            }
-            if (entered[step] != null && entered[step].start == previous.start) {
-                // This attempt already has that step; its earliest time stays.
-                continue;
-            }
-            if (exclusion) {
-                if (together || previous.excluded) {
-                    continue;
-                }
-                previous.excluded = true;
-                if (furthestStep[0] == step - 1 && furthest[0] != null && time - furthest[0].start <= windowMicros) {
-                    furthest[0].excluded = true;
-                }
-                continue;
-            }
-            if (attribution.refuses(step - 1, event) || together && previous.has(event.uuid())) {
-                continue;
-            }
-            final Attempt next = previous.plus(time, event.uuid());
-            if (!previous.excluded) {
-                entered[step] = next;
-            }
-            if (step > furthestStep[0] || step == furthestStep[0] && furthest[0].excluded) {
-                furthest[0] = next;
-                furthestStep[0] = step;
-            }
-        }
     }
 }

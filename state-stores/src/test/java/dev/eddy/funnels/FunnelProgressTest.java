@@ -58,6 +58,9 @@ class FunnelProgressTest {
         final Map<Long, EventBlock> content = new TreeMap<>();
         final List<EventBlock.Row> filling = new ArrayList<>();
         long nextBlock;
+        /** When set, each new row happens after every earlier one (events arriving as they happen), unless late. */
+        long clock;
+        boolean late;
 
         Partition(final long seed) {
             random = new Random(seed);
@@ -72,7 +75,15 @@ class FunnelProgressTest {
                 properties.put("$browser", random.nextBoolean() ? "Chrome" : "Safari");
             }
             properties.put("amount", random.nextInt(20));
-            final long time = TimelineEvent.micros(NOW) - random.nextInt(35 * 24 * 60) * 60_000_000L;
+            final long time;
+            if (clock != 0 && !late) {
+                clock += (1 + random.nextInt(120)) * 1_000_000L;
+                time = clock;
+            } else if (clock != 0) {
+                time = clock - random.nextInt(10 * 24 * 60) * 60_000_000L;
+            } else {
+                time = TimelineEvent.micros(NOW) - random.nextInt(35 * 24 * 60) * 60_000_000L;
+            }
             return new EventBlock.Row(time, UUID.randomUUID(), person, "d", EVENTS[random.nextInt(EVENTS.length)], Map.of(), properties);
         }
 
@@ -244,6 +255,59 @@ class FunnelProgressTest {
             }
             assertThat(progress.get(0).persons()).as("persons are kept").isPositive();
             assertThat(query0Steps(queries.get(0), partition)).as("somebody entered").containsPattern("\"count\":[1-9]");
+        }
+    }
+
+    @Test
+    void personsGoOnFromTheirKeptEvaluationWithRowsInTimeOrderAndAreEvaluatedAgainOnlyForLateRowsAndMerges() throws IOException {
+        for (final long seed : new long[] {4, 5}) {
+            final Partition partition = new Partition(seed);
+            partition.clock = TimelineEvent.micros(NOW) - 12L * 24 * 3600 * 1_000_000;
+            final List<String> resumable = List.of(BlockFunnelTest.QUERIES.get(0), BlockFunnelTest.QUERIES.get(1), BlockFunnelTest.QUERIES.get(6),
+                    BlockFunnelTest.QUERIES.get(9), "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_window_interval\":1,"
+                            + "\"funnel_window_interval_unit\":\"hour\"}");
+            final List<FunnelQuery> queries = new ArrayList<>();
+            final List<FunnelProgress> progress = new ArrayList<>();
+            for (final String json : resumable) {
+                queries.add(FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, NOW, Optional::empty));
+                assertThat(queries.get(queries.size() - 1).run()).as(json).isPresent();
+                progress.add(new FunnelProgress());
+            }
+            final int[] extended = new int[queries.size()];
+            // Whether the block being filled has rows earlier than others before them (late ones, or moved by a merge).
+            boolean mixed = false;
+            for (int step = 0; step < 60; step++) {
+                final int kind = partition.random.nextInt(10);
+                partition.late = kind == 8;
+                final boolean inOrder = kind < 7 && !mixed;
+                mixed |= kind >= 7;
+                switch (kind) {
+                    case 0, 1, 2, 3, 4, 8 -> partition.arrive(1 + partition.random.nextInt(150));
+                    case 5, 6 -> {
+                        partition.arrive(1 + partition.random.nextInt(150));
+                        partition.seal();
+                    }
+                    default -> partition.merge(partition.people.get(partition.random.nextInt(partition.people.size())),
+                            partition.people.get(partition.random.nextInt(partition.people.size())));
+                }
+                for (int q = 0; q < queries.size(); q++) {
+                    final FunnelQuery query = queries.get(q);
+                    final FunnelQuery.Partial kept = query.partial();
+                    progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, kept);
+                    assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, resumable.get(q))
+                            .isEqualTo(query.result(partition.fresh(query)));
+                    if (inOrder && step > 0) {
+                        // Rows after every earlier one, a part made, a block sealed from its parts: nobody starts over.
+                        assertThat(progress.get(q).evaluatedLastRead()).as("seed %d, step %d (kind %d): persons evaluated again, %s", seed, step,
+                                kind, resumable.get(q)).isZero();
+                    }
+                    extended[q] += progress.get(q).extendedLastRead();
+                }
+                mixed &= kind != 5 && kind != 6;
+            }
+            for (int q = 0; q < queries.size(); q++) {
+                assertThat(extended[q]).as("persons that went on, %s", resumable.get(q)).isGreaterThan(100);
+            }
         }
     }
 
