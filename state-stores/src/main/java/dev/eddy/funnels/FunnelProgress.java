@@ -95,8 +95,12 @@ public final class FunnelProgress {
 
     /** What is kept of one person with funnel rows in the units. */
     private static final class Kept {
-        /** Its funnel rows: each the unit's number shifted by {@link #ROW_BITS}, or'ed with the row. */
-        long[] rows = new long[0];
+        /**
+         * Its funnel rows, the first {@link #count}: each the unit's number shifted by {@link #ROW_BITS}, or'ed with
+         * the row. Grown in place: a live dashboard appends a few rows a person at every read.
+         */
+        long[] rows = new long[4];
+        int count;
         /** What it adds to the answer from those rows; null when nothing. */
         Contribution contribution;
         /** A funnel whose evaluations go on with later rows ({@link FunnelQuery#run}): its evaluation after them. */
@@ -104,6 +108,36 @@ public final class FunnelProgress {
         /** Whether {@link #contribution} (and {@link #run}) are from its rows as they are. */
         boolean evaluated;
         long bytes;
+
+        void append(final long[] more) {
+            if (count + more.length > rows.length) {
+                rows = Arrays.copyOf(rows, Math.max(count + more.length, rows.length * 2));
+            }
+            System.arraycopy(more, 0, rows, count, more.length);
+            count += more.length;
+        }
+
+        /** Forgets the rows {@code drop} says; whether there were any. */
+        boolean removeIf(final java.util.function.LongPredicate drop) {
+            int kept = 0;
+            for (int i = 0; i < count; i++) {
+                if (!drop.test(rows[i])) {
+                    rows[kept++] = rows[i];
+                }
+            }
+            final boolean removed = kept < count;
+            count = kept;
+            return removed;
+        }
+
+        boolean hasRowsOf(final long number) {
+            for (int i = 0; i < count; i++) {
+                if (rows[i] >>> ROW_BITS == number) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         long weigh() {
             bytes = 120 + 8L * rows.length + (contribution == null ? 0 : 48 + contribution.memoryBytes())
@@ -402,14 +436,17 @@ public final class FunnelProgress {
         for (final Unit b : fresh) {
             blocks.put(b.number(), new Applied(b.content(), b.deleted()));
             final Map<UUID, long[]> byPerson = freshRows.get(b.number());
-            final Set<UUID> inUnit = new HashSet<>(Arrays.asList(personsOf.getOrDefault(b.number(), new UUID[0])));
-            inUnit.addAll(byPerson.keySet());
-            personsOf.put(b.number(), inUnit.toArray(UUID[]::new));
+            final UUID[] adopted = personsOf.get(b.number());
+            if (adopted == null) {
+                personsOf.put(b.number(), byPerson.keySet().toArray(UUID[]::new));
+            } else {
+                // A block that took its parts' rows over: their persons and those of its new rows.
+                final Set<UUID> inUnit = new HashSet<>(Arrays.asList(adopted));
+                inUnit.addAll(byPerson.keySet());
+                personsOf.put(b.number(), inUnit.toArray(UUID[]::new));
+            }
             byPerson.forEach((person, rows) -> {
-                final Kept kept = persons.computeIfAbsent(person, p -> new Kept());
-                final long[] has = Arrays.copyOf(kept.rows, kept.rows.length + rows.length);
-                System.arraycopy(rows, 0, has, kept.rows.length, rows.length);
-                kept.rows = has;
+                persons.computeIfAbsent(person, p -> new Kept()).append(rows);
             });
         }
         again.finishEach((actor, events) -> {
@@ -576,8 +613,9 @@ public final class FunnelProgress {
             gone.remove(part);
             for (final UUID person : had == null ? new UUID[0] : had) {
                 taken.add(person);
-                final long[] entries = persons.get(person).rows;
-                for (int i = 0; i < entries.length; i++) {
+                final Kept kept = persons.get(person);
+                final long[] entries = kept.rows;
+                for (int i = 0; i < kept.count; i++) {
                     if (entries[i] >>> ROW_BITS == part) {
                         entries[i] = block.number() << ROW_BITS | (offset + (entries[i] & ROW_MASK));
                     }
@@ -596,13 +634,27 @@ public final class FunnelProgress {
 
     /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link Kept#rows} entries. */
     private static Map<UUID, long[]> rowsByPerson(final FunnelQuery.BlockRowsCollector collector, final long number) {
-        final Map<UUID, IntList> rows = new HashMap<>();
+        // Each row as (actor, row) in one long, sorted: each actor's rows ascending in one run, one map entry each.
         final FunnelQuery.RowsTaken taken = collector.lastBlockRows();
-        for (int i = 0; i < taken.size(); i++) {
-            rows.computeIfAbsent((UUID) collector.actorKey(taken.actor(i)), p -> new IntList()).add(taken.row(i));
+        final long[] pairs = new long[taken.size()];
+        for (int i = 0; i < pairs.length; i++) {
+            pairs[i] = (long) taken.actor(i) << 32 | taken.row(i);
         }
+        Arrays.sort(pairs);
         final Map<UUID, long[]> entries = new HashMap<>();
-        rows.forEach((person, list) -> entries.put(person, Arrays.stream(list.sorted()).mapToLong(r -> number << ROW_BITS | r).toArray()));
+        for (int i = 0; i < pairs.length; ) {
+            final int actor = (int) (pairs[i] >>> 32);
+            int j = i + 1;
+            while (j < pairs.length && (int) (pairs[j] >>> 32) == actor) {
+                j++;
+            }
+            final long[] rows = new long[j - i];
+            for (int k = i; k < j; k++) {
+                rows[k - i] = number << ROW_BITS | (pairs[k] & 0xFFFF_FFFFL);
+            }
+            entries.put((UUID) collector.actorKey(actor), rows);
+            i = j;
+        }
         return entries;
     }
 
@@ -610,7 +662,8 @@ public final class FunnelProgress {
     private void collect(final Set<UUID> who, final Map<Long, Unit> current, final Map<Long, IntList> into) {
         for (final UUID person : who) {
             final Kept kept = persons.get(person);
-            for (final long entry : kept == null ? new long[0] : kept.rows) {
+            for (int i = 0; kept != null && i < kept.count; i++) {
+                final long entry = kept.rows[i];
                 final long number = entry >>> ROW_BITS;
                 if (current.containsKey(number)) {
                     into.computeIfAbsent(number, n -> new IntList()).add((int) (entry & ROW_MASK));
@@ -631,16 +684,13 @@ public final class FunnelProgress {
         final List<UUID> left = new ArrayList<>(inUnit.length);
         for (final UUID person : inUnit) {
             final Kept kept = persons.get(person);
-            final long[] has = Arrays.stream(kept.rows).filter(e -> e >>> ROW_BITS != number || !deleted.get((int) (e & ROW_MASK))).toArray();
-            if (has.length != kept.rows.length) {
+            if (kept.removeIf(e -> e >>> ROW_BITS == number && deleted.get((int) (e & ROW_MASK)))) {
                 changed.add(person);
-                if (has.length == 0) {
+                if (kept.count == 0) {
                     persons.remove(person);
-                } else {
-                    kept.rows = has;
                 }
             }
-            if (Arrays.stream(has).anyMatch(e -> e >>> ROW_BITS == number)) {
+            if (kept.hasRowsOf(number)) {
                 left.add(person);
             }
         }
@@ -682,11 +732,9 @@ public final class FunnelProgress {
         }
         for (final UUID person : inUnit) {
             final Kept kept = persons.get(person);
-            final long[] has = Arrays.stream(kept.rows).filter(entry -> entry >>> ROW_BITS != number).toArray();
-            if (has.length == 0) {
+            kept.removeIf(entry -> entry >>> ROW_BITS == number);
+            if (kept.count == 0) {
                 persons.remove(person);
-            } else {
-                kept.rows = has;
             }
         }
     }
