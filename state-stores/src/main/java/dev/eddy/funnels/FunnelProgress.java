@@ -454,7 +454,7 @@ public final class FunnelProgress {
             if (resumable) {
                 kept.run = query.run().orElseThrow();
                 kept.run.fold(events);
-                kept.contribution = query.contribution(kept.run.outcome());
+                kept.contribution = Contribution.of(kept.run.outcome());
             } else {
                 kept.contribution = query.contribution(events);
             }
@@ -480,7 +480,7 @@ public final class FunnelProgress {
             final Kept kept = persons.get(person);
             final OrderedFunnel.Run run = kept != null ? kept.run.copy() : query.run().orElseThrow();
             run.fold(events);
-            tailed.put(person, new Tailed(tail.uuids().get(person), query.contribution(run.outcome())));
+            tailed.put(person, new Tailed(tail.uuids().get(person), Contribution.of(run.outcome())));
         });
         filling.finishEach((actor, events) -> tailed.put((UUID) actor, new Tailed(tail.uuids().get(actor), query.contribution(events))));
         // A person moving whose rows the funnel takes none of (all outside its steps) adds nothing.

@@ -939,11 +939,6 @@ public final class FunnelQuery {
                 ? Optional.empty() : Optional.of(ordered.run());
     }
 
-    /** What a person whose {@link #run} ended with {@code outcome} adds to a partial, alone; null when nothing. */
-    FunnelProgress.Contribution contribution(final FunnelOutcome outcome) {
-        return FunnelProgress.Contribution.of(outcome);
-    }
-
     /** The length of a funnel trend's period counts (two cells per bucket). */
     int periodCells() {
         return trends.isPresent() ? 2 * range.buckets().size() : 0;
