@@ -15,8 +15,11 @@ import java.util.Map;
  * @param async        background calculations ({@code refresh=async} and its kin)
  * @param blockCache   bytes of heap this instance's sealed event blocks may take kept decoded between queries; 0 keeps
  *                     none
- * @param answerCache  bytes of heap sealed blocks' answers to trends may take kept between queries of the same shape
- *                     (dashboard tiles asked again); 0 keeps none
+ * @param answerCache  bytes of heap answers may take kept between queries of the same shape (sealed blocks' parts of
+ *                     trends, funnels' per-person progress: dashboard tiles asked again); 0 keeps none
+ *
+ * <p>Both caches are given in bytes ({@code 256MiB}) or as a share of the JVM's maximum heap ({@code 25%}), so an
+ * instance given more heap keeps more.
  */
 public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, long blockCache, long answerCache) {
 
@@ -76,6 +79,11 @@ public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, lo
     }
 
     static InsightsConfig from(final Config root) {
+        return from(root, Runtime.getRuntime().maxMemory());
+    }
+
+    /** @param maxHeap the heap a share ({@code 25%}) is of */
+    static InsightsConfig from(final Config root, final long maxHeap) {
         final Config c = root.getConfig("insights");
         final Config cache = c.getConfig("cache");
         final Config async = c.getConfig("async");
@@ -83,8 +91,23 @@ public record InsightsConfig(Duration queryTimeout, Cache cache, Async async, lo
                 new Cache(perInterval(cache.getConfig("stale-after")), perInterval(cache.getConfig("lazy-stale-after")),
                         cache.getDuration("client-refresh-short"), cache.getDuration("client-refresh"), cache.getLong("max-entries"),
                         cache.getDuration("expire-after")),
-                new Async(async.getInt("max-running"), async.getDuration("status-retention")), c.getBytes("block-cache"),
-                c.getBytes("answer-cache"));
+                new Async(async.getInt("max-running"), async.getDuration("status-retention")), heapBytes(c, "block-cache", maxHeap),
+                heapBytes(c, "answer-cache", maxHeap));
+    }
+
+    private static final java.util.regex.Pattern SHARE = java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*%\\s*");
+
+    /** A size in bytes, or a share of {@code maxHeap} (at most 90%: the rest of Eddy needs some too). */
+    private static long heapBytes(final Config c, final String path, final long maxHeap) {
+        final Object raw = c.getValue(path).unwrapped();
+        if (raw instanceof String text && text.contains("%")) {
+            final java.util.regex.Matcher share = SHARE.matcher(text);
+            Validation.require(share.matches(), "insights." + path + " must be a size (256MiB) or a share of the heap (25%), not '" + text + "'");
+            final double percent = Double.parseDouble(share.group(1));
+            Validation.require(percent <= 90, "insights." + path + " may take at most 90% of the heap, not " + text.strip());
+            return (long) (maxHeap * percent / 100);
+        }
+        return c.getBytes(path);
     }
 
     private static Map<String, Duration> perInterval(final Config c) {

@@ -66,8 +66,6 @@ class ConfigLoaderTest {
                 .containsEntry("month", Duration.ofHours(8));
         assertThat(defaults.cache().lazyStaleAfter()).containsEntry("day", Duration.ofHours(2));
         assertThat(defaults.async().maxRunning()).isEqualTo(16);
-        assertThat(defaults.blockCache()).isEqualTo(256L << 20);
-        assertThat(defaults.answerCache()).isEqualTo(128L << 20);
 
         final InsightsConfig c = ConfigLoader.load(Map.of("EDDY_INSIGHTS_CACHE_STALE_AFTER_DAY", "2s",
                 "EDDY_INSIGHTS_ASYNC_STATUS_RETENTION", "1m", "EDDY_INSIGHTS_BLOCK_CACHE", "0", "EDDY_INSIGHTS_ANSWER_CACHE", "1MiB"), Optional.empty()).insights();
@@ -122,6 +120,25 @@ class ConfigLoaderTest {
         assertThat(c.kafka().partitions()).isEqualTo(24);
         assertThat(c.role()).isEqualTo(Role.GATEWAY);
         assertThat(c.bootstrap().projectToken()).contains("phc_fixedprojecttoken");
+    }
+
+    @Test
+    void cachesAreSizesOrSharesOfTheHeap() {
+        final long heap = Runtime.getRuntime().maxMemory();
+        final EddyConfig defaults = ConfigLoader.load(Map.of(), Optional.empty());
+        assertThat(defaults.insights().blockCache()).isEqualTo((long) (heap * 25.0 / 100));
+        assertThat(defaults.insights().answerCache()).isEqualTo((long) (heap * 20.0 / 100));
+
+        final EddyConfig set = ConfigLoader.load(Map.of("EDDY_INSIGHTS_BLOCK_CACHE", "64MiB", "EDDY_INSIGHTS_ANSWER_CACHE", "12.5 %"),
+                Optional.empty());
+        assertThat(set.insights().blockCache()).isEqualTo(64L << 20);
+        assertThat(set.insights().answerCache()).isEqualTo((long) (heap * 12.5 / 100));
+        assertThat(ConfigLoader.load(Map.of("EDDY_INSIGHTS_ANSWER_CACHE", "0"), Optional.empty()).insights().answerCache()).isZero();
+
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_INSIGHTS_ANSWER_CACHE", "95%"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("insights.answer-cache").hasMessageContaining("90%");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_INSIGHTS_BLOCK_CACHE", "half%"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("insights.block-cache").hasMessageContaining("'half%'");
     }
 
     @Test

@@ -43,9 +43,11 @@ import org.apache.kafka.common.utils.Bytes;
  * Persons with rows in the tail of the block being filled (stored one by one, which change all the time) go on from
  * a copy of their kept evaluation, or are evaluated from all their rows, for this read only; that contribution is
  * kept apart with the uuids of their tail rows: asked again with the same tail rows and nothing else of theirs
- * changed, they add it as it was. Every other person adds its kept contribution. So the answer equals a fresh
- * evaluation of every person; a read that fails part way (a block removed under it, the query cancelled) forgets
- * everything, and the next builds again from nothing.
+ * changed, they add it as it was. Every other person adds its kept contribution: a funnel shown as steps without a
+ * breakdown adds the sum of its persons' outcomes, kept as they change ({@link FunnelTally.Running}), so a read
+ * costs what changed, not one step per person. So the answer equals a fresh evaluation of every person; a read that
+ * fails part way (a block removed under it, the query cancelled) forgets everything, and the next builds again from
+ * nothing.
  *
  * <p>Not thread-safe on its own: {@link #read} holds the instance's lock.
  */
@@ -93,15 +95,21 @@ public final class FunnelProgress {
     private record Applied(Object content, BitSet deleted) {
     }
 
+    private static final long[] NO_ROWS = {};
+
     /** What is kept of one person with funnel rows in the units. */
     private static final class Kept {
         /**
          * Its funnel rows, the first {@link #count}: each the unit's number shifted by {@link #ROW_BITS}, or'ed with
          * the row. Grown in place: a live dashboard appends a few rows a person at every read.
          */
-        long[] rows = new long[4];
+        long[] rows = NO_ROWS;
         int count;
-        /** What it adds to the answer from those rows; null when nothing. */
+        /**
+         * What it adds to the answer from those rows (null when nothing): a funnel that goes on ({@link #run}) has one
+         * outcome a person, kept as such; other funnels a {@link Contribution}.
+         */
+        FunnelOutcome outcome;
         Contribution contribution;
         /** A funnel whose evaluations go on with later rows ({@link FunnelQuery#run}): its evaluation after them. */
         OrderedFunnel.Run run;
@@ -111,7 +119,9 @@ public final class FunnelProgress {
 
         void append(final long[] more) {
             if (count + more.length > rows.length) {
-                rows = Arrays.copyOf(rows, Math.max(count + more.length, rows.length * 2));
+                // A quarter to spare: a person's rows come a few at a time, and most persons have a dozen or two.
+                final int needed = count + more.length;
+                rows = Arrays.copyOf(rows, needed + (needed >> 2));
             }
             System.arraycopy(more, 0, rows, count, more.length);
             count += more.length;
@@ -139,11 +149,35 @@ public final class FunnelProgress {
             return false;
         }
 
+        /**
+         * What it takes: this, its rows, outcome or contribution and run, its entry in {@link #persons} and the uuid
+         * naming it there.
+         */
         long weigh() {
-            bytes = 120 + 8L * rows.length + (contribution == null ? 0 : 48 + contribution.memoryBytes())
-                    + (run == null ? 0 : 48 + run.memoryBytes());
+            bytes = 48 + 16 + 8L * rows.length + (outcome == null ? 0 : FunnelProgress.weigh(outcome))
+                    + (contribution == null ? 0 : contribution.memoryBytes()) + (run == null ? 0 : run.memoryBytes()) + 40 + 32;
             return bytes;
         }
+
+        void forgetEvaluation() {
+            evaluated = false;
+            outcome = null;
+            contribution = null;
+            run = null;
+        }
+
+        void addTo(final FunnelQuery.Partial into, final List<FunnelOutcome> noBreakdown, final int periodCount) {
+            if (outcome != null) {
+                noBreakdown.add(outcome);
+            } else if (contribution != null) {
+                contribution.addTo(into, periodCount);
+            }
+        }
+    }
+
+    /** What an outcome takes (the two without timings are shared). */
+    private static long weigh(final FunnelOutcome outcome) {
+        return outcome.timings().length == 0 ? 0 : 24 + 16 + 8L * outcome.timings().length;
     }
 
     /** A person's rows being filled ({@link #tailRows}) and its contribution with them (null: it adds nothing). */
@@ -202,11 +236,6 @@ public final class FunnelProgress {
             return outcome.counts() ? new Contribution(outcome) : null;
         }
 
-        /** Whether this is what {@link #of(FunnelOutcome) of(outcome)} would be. */
-        boolean isOnly(final FunnelOutcome outcome) {
-            return values == NO_BREAKDOWN && outcomes[0].equals(outcome);
-        }
-
         /** What {@code own} (one person's evaluation) holds; null when it adds nothing. */
         static Contribution of(final FunnelQuery.Partial own) {
             return own.outcomes.isEmpty() && own.periods.isEmpty() ? null : new Contribution(own);
@@ -250,6 +279,8 @@ public final class FunnelProgress {
     private static final long ROW_MASK = (1L << ROW_BITS) - 1;
     /** What the entries of {@link #persons} took at the last read (each weighed when it was evaluated). */
     private long personsWeight;
+    /** The sum of every kept person's {@link Kept#outcome} (funnels that go on); made at the first read. */
+    private FunnelTally.Running tally;
     /** Per person with rows being filled at the last read: those rows' uuids, and its contribution with them. */
     private final Map<UUID, Tailed> tailed = new HashMap<>();
     private long baseWeight;
@@ -281,6 +312,9 @@ public final class FunnelProgress {
     private void apply(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
                        final Instant now, final Runnable check, final FunnelQuery.Partial into) {
         final boolean resumable = query.run().isPresent();
+        if (tally == null) {
+            tally = new FunnelTally.Running(query.stepCount());
+        }
         // Persons with rows being filled (the tail), and which: their events' uuids, in row order.
         final Tail tail = tailRows(query, unsealed, properties, now, check, resumable);
 
@@ -428,9 +462,8 @@ public final class FunnelProgress {
         for (final UUID person : changed) {
             final Kept kept = persons.get(person);
             if (kept != null) {
-                kept.evaluated = false;
-                kept.contribution = null;
-                kept.run = null;
+                count(kept, null);
+                kept.forgetEvaluation();
             }
         }
         for (final Unit b : fresh) {
@@ -454,12 +487,12 @@ public final class FunnelProgress {
             if (resumable) {
                 kept.run = query.run().orElseThrow();
                 kept.run.fold(events);
-                kept.contribution = Contribution.of(kept.run.outcome());
+                count(kept, kept.run.outcome());
             } else {
                 kept.contribution = query.contribution(events);
             }
             kept.evaluated = true;
-            kept.weigh();
+            reweigh(kept);
         });
         extended.forEach((person, events) -> {
             final Kept kept = persons.get(person);
@@ -469,11 +502,11 @@ public final class FunnelProgress {
             }
             kept.run.fold(events);
             final FunnelOutcome outcome = kept.run.outcome();
-            if (kept.contribution == null ? outcome.counts() : !kept.contribution.isOnly(outcome)) {
-                kept.contribution = Contribution.of(outcome);
+            if (kept.outcome == null ? outcome.counts() : !kept.outcome.equals(outcome)) {
+                count(kept, outcome);
             }
             kept.evaluated = true;
-            kept.weigh();
+            reweigh(kept);
         });
         tailed.keySet().retainAll(tail.uuids().keySet());
         goingOn.forEach((person, events) -> {
@@ -489,20 +522,38 @@ public final class FunnelProgress {
         }
         check.run();
 
-        final int periodCount = query.periodCells();
-        // Every person's part: with tail rows as evaluated with them, else as kept.
-        long weighed = 0;
-        for (final Map.Entry<UUID, Kept> entry : persons.entrySet()) {
-            final Kept kept = entry.getValue();
-            if (!kept.evaluated) {
-                throw new IllegalStateException("person " + entry.getKey() + " has rows but no evaluation");
+        for (final UUID person : changed) {
+            final Kept kept = persons.get(person);
+            if (kept != null && !kept.evaluated) {
+                throw new IllegalStateException("person " + person + " has rows but no evaluation");
             }
-            if (kept.contribution != null && !tail.uuids().containsKey(entry.getKey())) {
-                kept.contribution.addTo(into, periodCount);
-            }
-            weighed += kept.bytes;
         }
-        personsWeight = weighed;
+
+        final int periodCount = query.periodCells();
+        // Every person's part: with tail rows as evaluated with them, else as kept. A funnel that needs only the sum
+        // of its persons' outcomes takes the tally (every person kept) without those of persons with tail rows.
+        if (resumable && query.tallied()) {
+            final List<FunnelOutcome> tailedOut = new ArrayList<>();
+            for (final UUID person : tail.uuids().keySet()) {
+                final Kept kept = persons.get(person);
+                if (kept != null && kept.outcome != null) {
+                    tally.remove(kept.outcome);
+                    tailedOut.add(kept.outcome);
+                }
+            }
+            into.add(tally.snapshot());
+            tailedOut.forEach(tally::add);
+        } else {
+            final List<FunnelOutcome> noBreakdown = into.outcomes.computeIfAbsent(List.of(), v -> new ArrayList<>());
+            for (final Map.Entry<UUID, Kept> entry : persons.entrySet()) {
+                if (!tail.uuids().containsKey(entry.getKey())) {
+                    entry.getValue().addTo(into, noBreakdown, periodCount);
+                }
+            }
+            if (noBreakdown.isEmpty()) {
+                into.outcomes.remove(List.of(), noBreakdown);
+            }
+        }
         for (final Tailed t : tailed.values()) {
             if (t.contribution() != null) {
                 t.contribution().addTo(into, periodCount);
@@ -513,7 +564,31 @@ public final class FunnelProgress {
         if (!gone.isEmpty() || !fresh.isEmpty() || !thinned.isEmpty() || baseWeight == 0) {
             baseWeight = weighUnits();
         }
-        weight = baseWeight + personsWeight + weighTails();
+        weight = baseWeight + personsWeight + weighTails() + tally.memoryBytes();
+    }
+
+    /** Makes {@code outcome} (null: none) the kept person's, in the tally too. */
+    private void count(final Kept kept, final FunnelOutcome outcome) {
+        if (kept.outcome != null) {
+            tally.remove(kept.outcome);
+        }
+        kept.outcome = outcome == null || !outcome.counts() ? null : outcome;
+        if (kept.outcome != null) {
+            tally.add(kept.outcome);
+        }
+    }
+
+    /** Weighs a kept person again, and the persons' weight with it. */
+    private void reweigh(final Kept kept) {
+        personsWeight -= kept.bytes;
+        personsWeight += kept.weigh();
+    }
+
+    /** Forgets a person with no rows left, its outcome and weight. */
+    private void drop(final UUID person) {
+        final Kept kept = persons.remove(person);
+        count(kept, null);
+        personsWeight -= kept.bytes;
     }
 
     /** Rows {@code from} on of {@code block} but the deleted ones, ascending; null for all of them but the deleted. */
@@ -687,7 +762,7 @@ public final class FunnelProgress {
             if (kept.removeIf(e -> e >>> ROW_BITS == number && deleted.get((int) (e & ROW_MASK)))) {
                 changed.add(person);
                 if (kept.count == 0) {
-                    persons.remove(person);
+                    drop(person);
                 }
             }
             if (kept.hasRowsOf(number)) {
@@ -734,7 +809,7 @@ public final class FunnelProgress {
             final Kept kept = persons.get(person);
             kept.removeIf(entry -> entry >>> ROW_BITS == number);
             if (kept.count == 0) {
-                persons.remove(person);
+                drop(person);
             }
         }
     }
@@ -745,6 +820,7 @@ public final class FunnelProgress {
         persons.clear();
         tailed.clear();
         personsWeight = 0;
+        tally = null;
         baseWeight = 0;
         weight = 0;
     }
@@ -787,6 +863,6 @@ public final class FunnelProgress {
 
     /** The persons with a contribution kept (for tests and metrics). */
     synchronized int persons() {
-        return (int) persons.values().stream().filter(k -> k.contribution != null).count();
+        return (int) persons.values().stream().filter(k -> k.outcome != null || k.contribution != null).count();
     }
 }

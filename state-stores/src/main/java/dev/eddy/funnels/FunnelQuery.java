@@ -295,8 +295,21 @@ public final class FunnelQuery {
         final Map<List<String>, long[]> periods = new HashMap<>();
         /** Group-aggregated funnels: per group key, the funnel events of the group seen so far. */
         final Map<String, List<FunnelEvent>> groups = new HashMap<>();
+        /**
+         * Funnels shown as steps without a breakdown ({@link #tallied}): actors summed up instead of listed in
+         * {@link #outcomes} (a kept funnel's persons, {@link FunnelProgress}); null when none are.
+         */
+        FunnelTally tally;
+
+        /** Adds actors summed up in {@code more} (a funnel {@link #tallied}). */
+        void add(final FunnelTally more) {
+            tally = tally == null ? new FunnelTally(more.steps()).merge(more) : tally.merge(more);
+        }
 
         public Partial merge(final Partial other) {
+            if (other.tally != null) {
+                add(other.tally);
+            }
             other.outcomes.forEach((value, list) -> outcomes.computeIfAbsent(value, v -> new ArrayList<>()).addAll(list));
             other.periods.forEach((value, counts) -> periods.merge(value, counts.clone(), (a, b) -> {
                 if (a.length != b.length) {
@@ -993,13 +1006,27 @@ public final class FunnelQuery {
             return trends(evaluated);
         }
         if (breakdown.isEmpty()) {
-            return steps(evaluated.outcomes.getOrDefault(List.of(), List.of()), Optional.empty());
+            final FunnelTally tally = FunnelTally.of(steps.size(), evaluated.outcomes.getOrDefault(List.of(), List.of()));
+            return steps(evaluated.tally == null ? tally : tally.merge(evaluated.tally), Optional.empty());
         }
         final ArrayNode result = NODES.arrayNode();
         for (final Map.Entry<List<String>, List<FunnelOutcome>> group : limited(evaluated.outcomes)) {
-            result.add(steps(group.getValue(), Optional.of(group.getKey())));
+            result.add(steps(FunnelTally.of(steps.size(), group.getValue()), Optional.of(group.getKey())));
         }
         return result;
+    }
+
+    /** How many steps the funnel has. */
+    public int stepCount() {
+        return steps.size();
+    }
+
+    /**
+     * Whether this funnel's answer needs of its actors only their {@link FunnelTally tally} (steps shown without a
+     * breakdown, over persons): a kept funnel then adds its persons summed up, not one by one.
+     */
+    public boolean tallied() {
+        return breakdown.isEmpty() && trends.isEmpty() && timeToConvert.isEmpty() && aggregationGroup.isEmpty();
     }
 
     /** Actors evaluated so far, and the groups of a group-aggregated funnel evaluated now, each over its events in time order. */
@@ -1084,9 +1111,9 @@ public final class FunnelQuery {
     }
 
     /** One funnel's step list, with its breakdown value if broken down. */
-    private ArrayNode steps(final List<FunnelOutcome> outcomes, final Optional<List<String>> value) {
+    private ArrayNode steps(final FunnelTally tally, final Optional<List<String>> value) {
         final ArrayNode result = NODES.arrayNode();
-        final List<FunnelSteps.Step> counted = FunnelSteps.of(steps.size(), outcomes);
+        final List<FunnelSteps.Step> counted = tally.report();
         for (final FunnelSteps.Step s : counted) {
             final Step step = steps.get(s.order());
             final ObjectNode node = result.addObject();

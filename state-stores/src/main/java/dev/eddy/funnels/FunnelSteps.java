@@ -1,6 +1,5 @@
 package dev.eddy.funnels;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -24,41 +23,6 @@ public final class FunnelSteps {
 
     /** The steps of a funnel of {@code steps} steps; empty when no actor counts (PostHog answers {@code []}). */
     public static List<Step> of(final int steps, final Collection<FunnelOutcome> outcomes) {
-        final List<FunnelOutcome> counted = outcomes.stream().filter(FunnelOutcome::counts).toList();
-        if (counted.isEmpty()) {
-            return List.of();
-        }
-        final List<Step> result = new ArrayList<>(steps);
-        for (int s = 0; s < steps; s++) {
-            final int step = s;
-            final long count = counted.stream().filter(o -> o.stepReached() >= step).count();
-            if (step == 0) {
-                result.add(new Step(0, count, Optional.empty(), Optional.empty()));
-                continue;
-            }
-            final double[] times = counted.stream().filter(o -> o.stepReached() >= step)
-                    .mapToDouble(o -> o.timings()[step - 1]).filter(t -> t > 0).sorted().toArray();
-            result.add(new Step(step, count, average(times), median(times)));
-        }
-        return result;
-    }
-
-    private static Optional<Double> average(final double[] sorted) {
-        if (sorted.length == 0) {
-            return Optional.empty();
-        }
-        double sum = 0;
-        for (final double t : sorted) {
-            sum += t;
-        }
-        return Optional.of(sum / sorted.length);
-    }
-
-    private static Optional<Double> median(final double[] sorted) {
-        if (sorted.length == 0) {
-            return Optional.empty();
-        }
-        final int mid = sorted.length / 2;
-        return Optional.of(sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2);
+        return FunnelTally.of(steps, outcomes).report();
     }
 }

@@ -21,6 +21,14 @@ public final class OrderedFunnel {
     private final int steps;
     private final long windowMicros;
     private final boolean strict;
+    /**
+     * The codes of the last arrays of steps and exclusions met ({@link #encoded}): a funnel's rows share those arrays,
+     * so runs of events alike encode them once. Replaced whole, so runs on several threads at most encode again.
+     */
+    private volatile Coded coded = new Coded(null, null, null);
+
+    private record Coded(int[] steps, int[] exclusions, int[] codes) {
+    }
 
     /**
      * @param steps        number of steps (2 or more)
@@ -37,52 +45,40 @@ public final class OrderedFunnel {
     }
 
     /**
-     * One attempt: when it started, the time and event of each step it completed (arrays never changed once made),
-     * whether an exclusion hit it.
+     * One attempt: when it started, the time of each step it completed (an array never changed once made), whether an
+     * exclusion hit it. Kept per person between queries ({@link Run}), so it holds no more than that: which events
+     * filled its steps matters only among events of one instant, and is tracked while they are taken.
      */
     private static final class Attempt {
         private static final long[] NO_TIMES = {};
-        private static final String[] NO_UUIDS = {};
         final long start;
         final long[] times;
-        final String[] uuids;
         boolean excluded;
 
-        Attempt(final long start, final long[] times, final String[] uuids, final boolean excluded) {
+        Attempt(final long start, final long[] times, final boolean excluded) {
             this.start = start;
             this.times = times;
-            this.uuids = uuids;
             this.excluded = excluded;
         }
 
         /** An attempt starting at {@code start}, before its first step. */
         static Attempt at(final long start) {
-            return new Attempt(start, NO_TIMES, NO_UUIDS, false);
+            return new Attempt(start, NO_TIMES, false);
         }
 
-        Attempt plus(final long time, final String uuid) {
+        Attempt plus(final long time) {
             final long[] t = java.util.Arrays.copyOf(times, times.length + 1);
             t[times.length] = time;
-            final String[] u = java.util.Arrays.copyOf(uuids, uuids.length + 1);
-            u[uuids.length] = uuid;
-            return new Attempt(start, t, u, excluded);
+            return new Attempt(start, t, excluded);
         }
 
         Attempt copy() {
-            return new Attempt(start, times, uuids, excluded);
+            return new Attempt(start, times, excluded);
         }
 
+        /** Its share of the heap: the object, and its times unless none (shared). */
         long memoryBytes() {
-            return 40 + 8L * times.length + 48L * uuids.length;
-        }
-
-        boolean has(final String uuid) {
-            for (final String u : uuids) {
-                if (u.equals(uuid)) {
-                    return true;
-                }
-            }
-            return false;
+            return 32 + (times.length == 0 ? 0 : 16 + 8L * times.length);
         }
     }
 
@@ -125,12 +121,9 @@ public final class OrderedFunnel {
         private Attempt furthest;
         private int furthestStep;
         private long lastTime = Long.MIN_VALUE;
-        private int[] codedSteps;
-        private int[] codedExclusions;
-        private int[] codes;
 
         private Run(final int attributionStep, final List<String> value) {
-            this.attribution = new Attribution(attributionStep, value);
+            this.attribution = attributionStep < 0 ? Attribution.NONE : new Attribution(attributionStep, value);
         }
 
         /** Whether events from {@code timeMicros} on may be {@link #fold folded} into this run. */
@@ -169,7 +162,9 @@ public final class OrderedFunnel {
                 alike = group.get(k).sameMatchesAs(group.get(0));
             }
             if (!alike) {
-                // Each step of each event on its own, lowest step first, so one instant can fill several steps.
+                // Each step of each event on its own, lowest step first, so one instant can fill several steps (but
+                // never two of one attempt with the same event: which of the group's events each attempt holds).
+                final Map<Attempt, java.util.BitSet> holding = new IdentityHashMap<>();
                 final List<int[]> pseudo = new ArrayList<>();
                 for (int e = 0; e < group.size(); e++) {
                     for (final int s : group.get(e).steps()) {
@@ -178,19 +173,19 @@ public final class OrderedFunnel {
                 }
                 pseudo.sort((a, b) -> Integer.compare(a[0], b[0]));
                 for (final int[] p : pseudo) {
-                    process(group.get(p[1]), new int[] {p[0]}, true);
+                    process(group.get(p[1]), new int[] {p[0]}, p[1], holding);
                 }
                 return;
             }
             for (final FunnelEvent event : group) {
                 // Events share their arrays of steps and exclusions (a funnel's rows intern them): encoded once per
                 // run of events alike.
-                if (event.steps() != codedSteps || event.exclusions() != codedExclusions) {
-                    codedSteps = event.steps();
-                    codedExclusions = event.exclusions();
-                    codes = encoded(event);
+                Coded known = coded;
+                if (event.steps() != known.steps() || event.exclusions() != known.exclusions()) {
+                    known = new Coded(event.steps(), event.exclusions(), encoded(event));
+                    coded = known;
                 }
-                process(event, codes, false);
+                process(event, known.codes(), -1, null);
                 if (strict) {
                     for (int s = 1; s <= steps; s++) {
                         if (!event.matches(s - 1)) {
@@ -235,14 +230,27 @@ public final class OrderedFunnel {
 
         /** About what this run takes on the heap. */
         public long memoryBytes() {
-            long bytes = 64 + 8L * entered.length;
-            for (final Attempt a : entered) {
-                bytes += a == null ? 0 : a.memoryBytes();
+            // The run, its array of attempts, each attempt once (the furthest is most often one of those entered).
+            long bytes = 40 + 16 + 4L * entered.length;
+            for (int s = 0; s < entered.length; s++) {
+                if (entered[s] != null && (s == 0 || entered[s] != entered[s - 1])) {
+                    bytes += entered[s].memoryBytes();
+                }
             }
-            return bytes + (furthest == null ? 0 : furthest.memoryBytes());
+            boolean shared = false;
+            for (final Attempt a : entered) {
+                shared |= a == furthest;
+            }
+            return bytes + (furthest == null || shared ? 0 : furthest.memoryBytes());
         }
 
-        private void process(final FunnelEvent event, final int[] codes, final boolean together) {
+        /**
+         * @param member  the event's place in its instant's group when the group's events are taken step by step
+         *                (-1 when not)
+         * @param holding then, which of the group's events each attempt made in the group holds
+         */
+        private void process(final FunnelEvent event, final int[] codes, final int member, final Map<Attempt, java.util.BitSet> holding) {
+            final boolean together = member >= 0;
             final long time = event.timeMicros();
             for (final int code : codes) {
                 final boolean exclusion = code < 0;
@@ -268,10 +276,16 @@ public final class OrderedFunnel {
                     }
                     continue;
                 }
-                if (attribution.refuses(step - 1, event) || together && previous.has(event.uuid())) {
+                final java.util.BitSet held = together ? holding.get(previous) : null;
+                if (attribution.refuses(step - 1, event) || held != null && held.get(member)) {
                     continue;
                 }
-                final Attempt next = previous.plus(time, event.uuid());
+                final Attempt next = previous.plus(time);
+                if (together) {
+                    final java.util.BitSet holds = held == null ? new java.util.BitSet() : (java.util.BitSet) held.clone();
+                    holds.set(member);
+                    holding.put(next, holds);
+                }
                 if (!previous.excluded) {
                     entered[step] = next;
                 }
@@ -285,6 +299,9 @@ public final class OrderedFunnel {
 
     /** The step whose event must carry the breakdown value the actor is evaluated for (step attribution). */
     private record Attribution(int step, List<String> value) {
+        /** No step attribution (no breakdown): shared by every run. */
+        static final Attribution NONE = new Attribution(-1, List.of());
+
         boolean refuses(final int step0, final FunnelEvent event) {
             return step0 == step && !value.equals(event.breakdown());
         }

@@ -12,18 +12,19 @@ import java.util.Map;
 /**
  * The bytes of a {@link FunnelQuery.Partial}, as instances send them to the one that merges.
  *
- * <p>Version 1, big-endian ({@link DataOutputStream}): {@code [version 1]}, then three sections, each a count and
- * its entries:
+ * <p>Version 2, big-endian ({@link DataOutputStream}): {@code [version 2]}, then three sections, each a count and
+ * its entries, and the tally:
  * <ul>
  *   <li>outcomes: {@code [value][count]([step reached: 2][timings count: 2][timing: 8]*)*};</li>
  *   <li>trend periods: {@code [value][periods: 4]([reached from: 8][converted: 8])*};</li>
- *   <li>groups: {@code [key][count]([time: 8][uuid][steps: 2 + 2 each][exclusions: 2 + 2 each][value])*}.</li>
+ *   <li>groups: {@code [key][count]([time: 8][uuid][steps: 2 + 2 each][exclusions: 2 + 2 each][value])*};</li>
+ *   <li>the actors summed up: {@code [0]} when none, else {@code [1]} and the {@link FunnelTally#write tally}.</li>
  * </ul>
  * A value is a 2-byte count of strings; a string a 4-byte length and UTF-8; a uuid a tag byte then 16 bytes (0) or
  * {@code DataOutputStream.writeUTF} text (1, for an id that is not a canonical uuid): {@link Binary#writeId}.
  */
 final class PartialCodec {
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
 
     private PartialCodec() {
     }
@@ -58,13 +59,17 @@ final class PartialCodec {
                     event(out, event);
                 }
             }
+            out.writeBoolean(partial.tally != null);
+            if (partial.tally != null) {
+                partial.tally.write(out);
+            }
         });
     }
 
     /**
      * @param steps   the query's number of steps (what events and outcomes may name)
      * @param periods the query's number of trend periods (0 unless a funnel trend)
-     * @throws IllegalArgumentException on bytes that are not a version-1 partial of such a query
+     * @throws IllegalArgumentException on bytes that are not a version-2 partial of such a query
      */
     static FunnelQuery.Partial decode(final byte[] bytes, final int steps, final int periods) {
         return Binary.read(bytes, VERSION, "a funnel partial", in -> {
@@ -109,6 +114,9 @@ final class PartialCodec {
                     events.add(event(in, steps));
                 }
                 partial.groups.put(key, events);
+            }
+            if (in.readBoolean()) {
+                partial.tally = FunnelTally.read(in, steps);
             }
             return partial;
         });

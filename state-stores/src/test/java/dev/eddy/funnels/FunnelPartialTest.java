@@ -54,10 +54,10 @@ class FunnelPartialTest {
         final FunnelQuery funnel = journeys.parse(TIME_TO_CONVERT, NOW);
         final byte[] bytes = journeys.fill(funnel, funnel.partial(), NOW).encode();
         assertThatThrownBy(() -> funnel.decode(new byte[0])).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> funnel.decode(new byte[] {9, 0, 0, 0, 0})).hasMessage("not a funnel partial of version 1");
+        assertThatThrownBy(() -> funnel.decode(new byte[] {9, 0, 0, 0, 0})).hasMessage("not a funnel partial of version 2");
         assertThatThrownBy(() -> funnel.decode(Arrays.copyOf(bytes, bytes.length - 3))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> funnel.decode(Arrays.copyOf(bytes, bytes.length + 1))).hasMessage("trailing bytes after a funnel partial");
-        assertThatThrownBy(() -> funnel.decode(new byte[] {1, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}))
+        assertThatThrownBy(() -> funnel.decode(new byte[] {2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}))
                 .hasMessage("funnel partial has a count past its end");
         // A partial of a three-step funnel names steps a two-step one does not have.
         final FunnelQuery three = journeys.parse(TIME_TO_CONVERT.replace("{\"id\":\"step two\",\"order\":1}",
@@ -66,5 +66,31 @@ class FunnelPartialTest {
         final FunnelQuery.Partial threeSteps = three.partial();
         threeSteps.outcomes.put(List.of(), List.of(FunnelOutcome.reached(2, new double[] {1, 2})));
         assertThatThrownBy(() -> funnel.decode(threeSteps.encode())).hasMessageContaining("step the funnel does not have");
+        final FunnelQuery.Partial threeTallied = three.partial();
+        threeTallied.add(FunnelTally.of(3, List.of(FunnelOutcome.reached(2, new double[] {1, 2}))));
+        assertThatThrownBy(() -> funnel.decode(threeTallied.encode())).hasMessageContaining("tally of another number of steps");
+    }
+
+    @Test
+    void actorsSummedUpAnswerAsActorsListed() {
+        // A kept funnel's persons travel as a tally: the same steps, counts, average and median times.
+        final Journeys journeys = conversions().event("d", "step one", "2021-06-10T10:00").event("e", "step one", "2021-06-10T11:00")
+                .event("e", "step two", "2021-06-10T11:00");
+        final FunnelQuery steps = journeys.parse(TIME_TO_CONVERT.replace("time_to_convert", "steps"), NOW);
+        assertThat(steps.tallied()).isTrue();
+        final FunnelQuery.Partial listed = journeys.fill(steps, steps.partial(), NOW);
+        final List<FunnelOutcome> outcomes = listed.outcomes.get(List.of());
+        assertThat(outcomes).hasSize(5);
+        final FunnelQuery.Partial summed = steps.partial();
+        summed.add(FunnelTally.of(2, outcomes.subList(0, 3)));
+        final FunnelQuery.Partial rest = steps.partial();
+        rest.outcomes.put(List.of(), List.copyOf(outcomes.subList(3, 5)));
+        final FunnelQuery.Partial decoded = steps.decode(summed.merge(rest).encode());
+        assertThat(steps.result(decoded)).isEqualTo(steps.result(listed));
+        // Five entered, four converted, one at the same instant (no time): 37 min, 1 h, 23 h.
+        assertThat(steps.result(decoded).get(1).path("count").asLong()).isEqualTo(4);
+        assertThat(steps.result(decoded).get(1).path("median_conversion_time").asDouble()).isEqualTo(3600.0);
+        assertThat(steps.result(decoded).get(1).path("average_conversion_time").asDouble()).isEqualTo((2220.0 + 3600 + 82800) / 3);
+        assertThat(journeys.parse(TIME_TO_CONVERT, NOW).tallied()).as("time to convert needs each actor's times").isFalse();
     }
 }

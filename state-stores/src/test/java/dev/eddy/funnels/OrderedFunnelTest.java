@@ -137,6 +137,22 @@ class OrderedFunnelTest {
         assertThat(later.timings()).containsExactly(18000.0);
     }
 
+    @Test
+    void oneEventFillsOneStepOfAnAttemptEvenAmongEventsOfTheSameInstant() {
+        // Events of one instant matching different steps fill them in step order, each event at most one step of an attempt.
+        final OrderedFunnel funnel = funnel(3, DAY, false);
+        final long t = Instant.parse("2021-05-01T00:00:00Z").toEpochMilli() * 1000;
+        assertThat(funnel.evaluate(List.of(new FunnelEvent(t, "a", new int[] {0, 1}, new int[0]), new FunnelEvent(t, "b", new int[] {2}, new int[0])))
+                .stepReached()).as("'a' cannot be both the first and the second step").isZero();
+        assertThat(funnel.evaluate(List.of(new FunnelEvent(t, "a", new int[] {0, 1}, new int[0]), new FunnelEvent(t, "c", new int[] {1}, new int[0]),
+                new FunnelEvent(t, "b", new int[] {2}, new int[0]))).stepReached()).as("'c' is the second").isEqualTo(2);
+        // Folded in two parts, the second strictly later: the same as at once.
+        final OrderedFunnel.Run run = funnel.run();
+        run.fold(List.of(new FunnelEvent(t, "a", new int[] {0, 1}, new int[0]), new FunnelEvent(t, "b", new int[] {2}, new int[0])));
+        run.fold(List.of(new FunnelEvent(t + 1, "d", new int[] {1}, new int[0]), new FunnelEvent(t + 2, "e", new int[] {2}, new int[0])));
+        assertThat(run.outcome().stepReached()).isEqualTo(2);
+    }
+
     private static long[] counts(final int steps, final long window, final boolean strict, final Map<String, List<FunnelEvent>> actors) {
         final OrderedFunnel funnel = funnel(steps, window, strict);
         final List<FunnelSteps.Step> result = FunnelSteps.of(steps, actors.values().stream().map(funnel::evaluate).toList());

@@ -55,6 +55,12 @@ final class BlockAnswers {
     private final Cache<Object, Entry> answers;
     /** Tail rows as parsed ({@link #tailRows}), apart from the answers: kept from the first read, under an eighth of the budget. */
     private final Cache<TailKey, Entry> tail;
+    /**
+     * Funnels' progress dropped to stay under the budget, lately: built again at each query, a progress that does not
+     * fit would cost more than reading the funnel without one, so such funnels are read without for a while.
+     */
+    private final Cache<ProgressKey, Boolean> unkept = Caffeine.newBuilder().maximumSize(10_000)
+            .expireAfterWrite(java.time.Duration.ofMinutes(10)).build();
     /** Query shapes asked lately (per project and kind): answers are kept for a shape from its second ask on. */
     private final Cache<String, Boolean> asked = Caffeine.newBuilder().maximumSize(10_000).expireAfterAccess(java.time.Duration.ofHours(1)).build();
 
@@ -72,6 +78,11 @@ final class BlockAnswers {
                 .weigher((TailKey key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 96)).recordStats().build();
         this.answers = Caffeine.newBuilder().maximumWeight(maxBytes)
                 .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + keyBytes(key)))
+                .evictionListener((Object key, Entry entry, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
+                    if (key instanceof ProgressKey progress && cause == com.github.benmanes.caffeine.cache.RemovalCause.SIZE) {
+                        unkept.put(progress, Boolean.TRUE);
+                    }
+                })
                 .recordStats().build();
         if (registry != null) {
             CaffeineCacheMetrics.monitor(registry, answers, "block-answers");
@@ -190,6 +201,19 @@ final class BlockAnswers {
             final EventBlock.Row row = parse.get();
             return new Entry(row, row == null ? 0 : 256 + 128L * row.properties().size());
         }).answer();
+    }
+
+    /**
+     * Whether a funnel of {@code shape} over a partition's blocks of a project may keep its progress: answers are kept,
+     * and its progress was not dropped to stay under the budget in the last ten minutes (built again and dropped at
+     * every query, it would only cost more than reading without).
+     */
+    boolean progressFits(final String shape, final long projectId, final int partition) {
+        if (answers == null) {
+            return false;
+        }
+        answers.cleanUp();
+        return unkept.getIfPresent(new ProgressKey(projectId, partition, shape)) == null;
     }
 
     /** How many answers are kept. */

@@ -476,7 +476,8 @@ public final class InsightEngine {
          * after the other, so what is held at once stays bounded however large the partition grows. A funnel whose
          * {@link FunnelQuery#progressShape shape} alone decides each person's part, over a partition that fits one
          * share, keeps its {@link FunnelProgress} between queries instead: asked again, it evaluates only the
-         * persons whose rows changed.
+         * persons whose rows changed. A progress dropped lately to keep the answers under their budget is not built
+         * again for a while ({@link BlockAnswers#progressFits}): building it costs more than reading without one.
          */
         @Override
         public void scanBlocks(final FunnelQuery query, final FunnelQuery.Partial partial, final StoredBlocks.Source blocks,
@@ -508,7 +509,7 @@ public final class InsightEngine {
                     }
                 });
                 rows = units.stream().filter(FunnelProgress.Unit::isSealed).count() * BlockKeys.ROWS;
-                if (rows <= ROWS_PER_SHARE) {
+                if (rows <= ROWS_PER_SHARE && answers.progressFits(shape.get(), projectId, partition)) {
                     answers.withProgress(shape.get(), projectId, partition, progress -> progress.read(query, units, tails, properties, now,
                             check, partial));
                     return;
