@@ -119,9 +119,10 @@ public final class FunnelProgress {
 
         void append(final long[] more) {
             if (count + more.length > rows.length) {
-                // A quarter to spare: a person's rows come a few at a time, and most persons have a dozen or two.
+                // Half again to spare: a person's rows come a few at a time (copied less often), and most persons
+                // have a dozen or two (little left unused).
                 final int needed = count + more.length;
-                rows = Arrays.copyOf(rows, needed + (needed >> 2));
+                rows = Arrays.copyOf(rows, needed + (needed >> 1));
             }
             System.arraycopy(more, 0, rows, count, more.length);
             count += more.length;
