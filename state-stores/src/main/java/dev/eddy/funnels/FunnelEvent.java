@@ -9,7 +9,9 @@ import java.util.List;
  * the sequence.
  *
  * @param timeMicros when, in microseconds since the epoch
- * @param uuid       the event's uuid (an event fills a step of an attempt at most once)
+ * @param uuid       the event's uuid: a group's events from several persons are ordered by it among events of one
+ *                   instant, and de-duplicated ({@code ""} where no group is counted: a person's events are ordered
+ *                   apart, and only a group funnel's events meet again)
  * @param steps      the 0-based steps it matches
  * @param exclusions the gaps {@code g} it is excluded in: an attempt that reached step {@code g} but not yet step
  *                   {@code g + 1}, within the window, is tainted by it

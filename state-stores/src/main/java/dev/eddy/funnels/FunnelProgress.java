@@ -374,7 +374,7 @@ public final class FunnelProgress {
         // there (a resumable funnel); every other person with new rows is evaluated again.
         final FunnelQuery.BlockRowsCollector again = query.collector(properties, now);
         final FunnelQuery.BlockRowsCollector later = resumable ? query.collector(properties, now) : again;
-        final Map<Long, Map<UUID, long[]>> freshRows = new HashMap<>();
+        final List<UnitRows> freshRows = new ArrayList<>();
         final List<EventBlock> freshBlocks = new ArrayList<>();
         final List<int[]> freshTaken = new ArrayList<>();
         for (final Unit b : fresh) {
@@ -382,23 +382,34 @@ public final class FunnelProgress {
             final EventBlock block = load(b);
             final int[] taken = taken(block, b.deleted(), freshFrom.getOrDefault(b.number(), 0));
             later.add(block, b.deleted(), taken);
-            freshRows.put(b.number(), rowsByPerson(later, b.number()));
+            freshRows.add(rowsByActor(later, b.number()));
             freshBlocks.add(block);
             freshTaken.add(taken);
         }
+        // Each person with fresh rows is looked up once: its record by its index among the fresh rows' actors.
+        final Kept[] keptOf = new Kept[later.actorCount()];
         final Map<UUID, List<FunnelEvent>> extended = new HashMap<>();
+        final IntList extendedActors = new IntList();
+        final List<List<FunnelEvent>> extendedEvents = new ArrayList<>();
         if (resumable) {
-            later.finishEach((actor, events) -> {
+            later.finishEach((index, actor, events) -> {
                 final UUID person = (UUID) actor;
                 final Kept kept = persons.get(person);
+                keptOf[index] = kept;
                 if (changed.contains(person) || kept != null && (kept.run == null || !kept.run.continuesAt(events.get(0).timeMicros()))) {
                     changed.add(person);
                 } else {
                     extended.put(person, events);
+                    extendedActors.add(index);
+                    extendedEvents.add(events);
                 }
             });
         } else {
-            freshRows.values().forEach(byPerson -> changed.addAll(byPerson.keySet()));
+            for (final UnitRows unit : freshRows) {
+                for (final int actor : unit.actors()) {
+                    changed.add((UUID) later.actorKey(actor));
+                }
+            }
         }
         again.only(changed);
         if (resumable && !changed.isEmpty()) {
@@ -467,21 +478,30 @@ public final class FunnelProgress {
                 kept.forgetEvaluation();
             }
         }
-        for (final Unit b : fresh) {
+        for (int u = 0; u < fresh.size(); u++) {
+            final Unit b = fresh.get(u);
             blocks.put(b.number(), new Applied(b.content(), b.deleted()));
-            final Map<UUID, long[]> byPerson = freshRows.get(b.number());
+            final UnitRows unit = freshRows.get(u);
+            final UUID[] inUnit = new UUID[unit.actors().length];
+            for (int i = 0; i < inUnit.length; i++) {
+                final int actor = unit.actors()[i];
+                inUnit[i] = (UUID) later.actorKey(actor);
+                Kept kept = keptOf[actor];
+                if (kept == null) {
+                    kept = persons.computeIfAbsent(inUnit[i], p -> new Kept());
+                    keptOf[actor] = kept;
+                }
+                kept.append(unit.rows()[i]);
+            }
             final UUID[] adopted = personsOf.get(b.number());
             if (adopted == null) {
-                personsOf.put(b.number(), byPerson.keySet().toArray(UUID[]::new));
+                personsOf.put(b.number(), inUnit);
             } else {
                 // A block that took its parts' rows over: their persons and those of its new rows.
-                final Set<UUID> inUnit = new HashSet<>(Arrays.asList(adopted));
-                inUnit.addAll(byPerson.keySet());
-                personsOf.put(b.number(), inUnit.toArray(UUID[]::new));
+                final Set<UUID> both = new HashSet<>(Arrays.asList(adopted));
+                both.addAll(Arrays.asList(inUnit));
+                personsOf.put(b.number(), both.toArray(UUID[]::new));
             }
-            byPerson.forEach((person, rows) -> {
-                persons.computeIfAbsent(person, p -> new Kept()).append(rows);
-            });
         }
         again.finishEach((actor, events) -> {
             final Kept kept = persons.get((UUID) actor);
@@ -495,8 +515,9 @@ public final class FunnelProgress {
             kept.evaluated = true;
             reweigh(kept);
         });
-        extended.forEach((person, events) -> {
-            final Kept kept = persons.get(person);
+        for (int e = 0; e < extendedEvents.size(); e++) {
+            final List<FunnelEvent> events = extendedEvents.get(e);
+            final Kept kept = keptOf[extendedActors.get(e)];
             if (kept.run == null) {
                 // No rows kept before these: its evaluation starts with them.
                 kept.run = query.run().orElseThrow();
@@ -508,7 +529,7 @@ public final class FunnelProgress {
             }
             kept.evaluated = true;
             reweigh(kept);
-        });
+        }
         tailed.keySet().retainAll(tail.uuids().keySet());
         goingOn.forEach((person, events) -> {
             final Kept kept = persons.get(person);
@@ -708,30 +729,36 @@ public final class FunnelProgress {
         return adopted;
     }
 
-    /** The rows {@code collector}'s last add took from unit {@code number}, per person, as {@link Kept#rows} entries. */
-    private static Map<UUID, long[]> rowsByPerson(final FunnelQuery.BlockRowsCollector collector, final long number) {
-        // Each row as (actor, row) in one long, sorted: each actor's rows ascending in one run, one map entry each.
+    /** A unit's rows per actor: actors by their index in the collector, each with its rows as {@link Kept#rows} entries. */
+    private record UnitRows(int[] actors, long[][] rows) {
+    }
+
+    /** The rows {@code collector}'s last add took from unit {@code number}, per actor. */
+    private static UnitRows rowsByActor(final FunnelQuery.BlockRowsCollector collector, final long number) {
+        // Each row as (actor, row) in one long, sorted: each actor's rows ascending in one run.
         final FunnelQuery.RowsTaken taken = collector.lastBlockRows();
         final long[] pairs = new long[taken.size()];
         for (int i = 0; i < pairs.length; i++) {
             pairs[i] = (long) taken.actor(i) << 32 | taken.row(i);
         }
         Arrays.sort(pairs);
-        final Map<UUID, long[]> entries = new HashMap<>();
+        final IntList actors = new IntList();
+        final List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < pairs.length; ) {
             final int actor = (int) (pairs[i] >>> 32);
             int j = i + 1;
             while (j < pairs.length && (int) (pairs[j] >>> 32) == actor) {
                 j++;
             }
-            final long[] rows = new long[j - i];
+            final long[] entries = new long[j - i];
             for (int k = i; k < j; k++) {
-                rows[k - i] = number << ROW_BITS | (pairs[k] & 0xFFFF_FFFFL);
+                entries[k - i] = number << ROW_BITS | (pairs[k] & 0xFFFF_FFFFL);
             }
-            entries.put((UUID) collector.actorKey(actor), rows);
+            actors.add(actor);
+            rows.add(entries);
             i = j;
         }
-        return entries;
+        return new UnitRows(actors.toArray(), rows.toArray(long[][]::new));
     }
 
     /** The rows of {@code who} in the units kept (those gone are unindexed by now), per unit. */
@@ -785,8 +812,16 @@ public final class FunnelProgress {
             values[size++] = value;
         }
 
+        int get(final int index) {
+            return values[index];
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(values, size);
+        }
+
         int[] sorted() {
-            final int[] out = Arrays.copyOf(values, size);
+            final int[] out = toArray();
             Arrays.sort(out);
             return out;
         }

@@ -493,6 +493,7 @@ public final class FunnelQuery {
         private final BitSet gaps = new BitSet();
         /** Steps or gaps matched as one long's bits, as the array events share (when every step and gap fits one). */
         private final Map<Long, int[]> internedMasks = new HashMap<>();
+        private final int[][] smallMasks = new int[256][];
         private final boolean masks = steps.stream().allMatch(s -> s.order() < Long.SIZE)
                 && exclusions.stream().allMatch(e -> e.toStep() <= Long.SIZE);
         /** Per exclusion, its gaps' bits. */
@@ -534,6 +535,11 @@ public final class FunnelQuery {
         /** The actor (a person's uuid, a group's key) of an index {@link #lastBlockRows} gives. */
         Object actorKey(final int actor) {
             return actorKeys.get(actor);
+        }
+
+        /** How many actors were taken so far: their indices are 0 to one less. */
+        int actorCount() {
+            return actorKeys.size();
         }
 
         /** The actors taken so far, in the order met. */
@@ -663,7 +669,8 @@ public final class FunnelQuery {
                     gapsMatched = intern(gaps);
                 }
                 final java.util.UUID uuid = block.uuid(r);
-                final FunnelEvent event = new FunnelEvent(t, uuid.toString(), stepsMatched, gapsMatched,
+                // Only a group's events, from several persons, are compared by uuid (evaluateGroups).
+                final FunnelEvent event = new FunnelEvent(t, group != null ? uuid.toString() : "", stepsMatched, gapsMatched,
                         breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 if (actorOf[actorCode] == MINE) {
                     final Object key = actorKey(group, block, actorCode);
@@ -706,6 +713,15 @@ public final class FunnelQuery {
 
         /** The numbers of the bits {@code mask} has, ascending: one array per distinct mask. */
         private int[] intern(final long mask) {
+            // Masks of the first eight steps or gaps (nearly every funnel) from an array: no boxing per row.
+            if (mask >= 0 && mask < smallMasks.length) {
+                int[] values = smallMasks[(int) mask];
+                if (values == null) {
+                    values = BitSet.valueOf(new long[] {mask}).stream().toArray();
+                    smallMasks[(int) mask] = values;
+                }
+                return values;
+            }
             int[] values = internedMasks.get(mask);
             if (values == null) {
                 values = BitSet.valueOf(new long[] {mask}).stream().toArray();
@@ -737,6 +753,17 @@ public final class FunnelQuery {
 
         /** Hands each actor collected (a person's uuid, a group's key) its rows' funnel events, in timeline order. */
         void finishEach(final java.util.function.BiConsumer<Object, List<FunnelEvent>> each) {
+            finishEach((index, actor, actorEvents) -> each.accept(actor, actorEvents));
+        }
+
+        /** What {@link #finishEach(EachActor)} hands each actor. */
+        interface EachActor {
+            /** @param index the actor's index ({@link #actorKey(int)}) */
+            void accept(int index, Object actor, List<FunnelEvent> events);
+        }
+
+        /** {@link #finishEach(java.util.function.BiConsumer)}, with each actor's index. */
+        void finishEach(final EachActor each) {
             final int n = events.size();
             // Rows grouped by actor (a counting sort), then each actor's in timeline order: time, then the uuid's
             // bytes (unsigned), as the timeline's keys sort.
@@ -768,7 +795,7 @@ public final class FunnelQuery {
                 for (int i = start[a]; i < start[a + 1]; i++) {
                     actorEvents.add(events.get(order[i]));
                 }
-                each.accept(actorKeys.get(a), actorEvents);
+                each.accept(a, actorKeys.get(a), actorEvents);
             }
             events.clear();
         }
