@@ -20,15 +20,25 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * What benchmarks do with the broker directly: the raw-producer baseline and their own topics. As a program, {@code
  * BenchKafka --bootstrap HOST:PORT --delete-prefix P} deletes every topic whose name starts with {@code P} (a run's
- * topics, Kafka Streams' changelogs among them) and prints how many.
+ * topics, Kafka Streams' changelogs among them) and prints how many; {@code --delete-matching REGEX} instead deletes
+ * those whose whole name matches (the topics of earlier runs a killed benchmark left behind).
  */
 public final class BenchKafka {
     private BenchKafka() {
     }
 
     public static void main(final String[] argv) throws Exception {
-        final Map<String, String> args = BenchArgs.parse(argv, "bootstrap", "delete-prefix");
-        System.out.println(deleteTopics(args.get("bootstrap"), args.get("delete-prefix")) + " topics deleted");
+        final Map<String, String> args = BenchArgs.parse(argv, "bootstrap");
+        if (args.containsKey("delete-matching")) {
+            final java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(args.get("delete-matching"));
+            System.out.println(deleteTopics(args.get("bootstrap"), name -> pattern.matcher(name).matches()) + " topics deleted");
+        } else {
+            final String prefix = BenchArgs.parse(argv, "delete-prefix").get("delete-prefix");
+            if (prefix.isEmpty()) {
+                throw new IllegalArgumentException("an empty prefix would delete every topic");
+            }
+            System.out.println(deleteTopics(args.get("bootstrap"), prefix) + " topics deleted");
+        }
     }
 
     static void createTopic(final String bootstrap, final String topic, final int partitions) throws Exception {
@@ -42,11 +52,16 @@ public final class BenchKafka {
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("an empty prefix would delete every topic");
         }
+        return deleteTopics(bootstrap, name -> name.startsWith(prefix));
+    }
+
+    /** Deletes the topics whose names {@code doomed} accepts; the number deleted. */
+    static int deleteTopics(final String bootstrap, final java.util.function.Predicate<String> doomed) throws Exception {
         try (Admin admin = admin(bootstrap)) {
             final Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            final List<String> doomed = names.stream().filter(n -> n.startsWith(prefix)).toList();
-            admin.deleteTopics(doomed).all().get(60, TimeUnit.SECONDS);
-            return doomed.size();
+            final List<String> deleted = names.stream().filter(doomed).toList();
+            admin.deleteTopics(deleted).all().get(60, TimeUnit.SECONDS);
+            return deleted.size();
         }
     }
 
