@@ -33,11 +33,7 @@ public final class BenchKafka {
             final java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(args.get("delete-matching"));
             System.out.println(deleteTopics(args.get("bootstrap"), name -> pattern.matcher(name).matches()) + " topics deleted");
         } else {
-            final String prefix = BenchArgs.parse(argv, "delete-prefix").get("delete-prefix");
-            if (prefix.isEmpty()) {
-                throw new IllegalArgumentException("an empty prefix would delete every topic");
-            }
-            System.out.println(deleteTopics(args.get("bootstrap"), prefix) + " topics deleted");
+            System.out.println(deleteTopics(args.get("bootstrap"), BenchArgs.parse(argv, "delete-prefix").get("delete-prefix")) + " topics deleted");
         }
     }
 

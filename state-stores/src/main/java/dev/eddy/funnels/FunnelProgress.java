@@ -106,8 +106,9 @@ public final class FunnelProgress {
         long[] rows = NO_ROWS;
         int count;
         /**
-         * What it adds to the answer from those rows (null when nothing): a funnel that goes on ({@link #run}) has one
-         * outcome a person, kept as such; other funnels a {@link Contribution}.
+         * What it adds to the answer from those rows (null when nothing): a funnel that goes on ({@link #run}) or is
+         * {@link FunnelQuery#tallied tallied} has one outcome a person, kept as such (and in {@link #tally}); other
+         * funnels a {@link Contribution}.
          */
         FunnelOutcome outcome;
         Contribution contribution;
@@ -280,7 +281,7 @@ public final class FunnelProgress {
     private static final long ROW_MASK = (1L << ROW_BITS) - 1;
     /** What the entries of {@link #persons} took at the last read (each weighed when it was evaluated). */
     private long personsWeight;
-    /** The sum of every kept person's {@link Kept#outcome} (funnels that go on); made at the first read. */
+    /** The sum of every kept person's {@link Kept#outcome}; made at the first read. */
     private FunnelTally.Running tally;
     /** Per person with rows being filled at the last read: those rows' uuids, and its contribution with them. */
     private final Map<UUID, Tailed> tailed = new HashMap<>();
@@ -388,9 +389,7 @@ public final class FunnelProgress {
         }
         // Each person with fresh rows is looked up once: its record by its index among the fresh rows' actors.
         final Kept[] keptOf = new Kept[later.actorCount()];
-        final Map<UUID, List<FunnelEvent>> extended = new HashMap<>();
-        final IntList extendedActors = new IntList();
-        final List<List<FunnelEvent>> extendedEvents = new ArrayList<>();
+        final Map<UUID, Extension> extended = new HashMap<>();
         if (resumable) {
             later.finishEach((index, actor, events) -> {
                 final UUID person = (UUID) actor;
@@ -399,9 +398,7 @@ public final class FunnelProgress {
                 if (changed.contains(person) || kept != null && (kept.run == null || !kept.run.continuesAt(events.get(0).timeMicros()))) {
                     changed.add(person);
                 } else {
-                    extended.put(person, events);
-                    extendedActors.add(index);
-                    extendedEvents.add(events);
+                    extended.put(person, new Extension(index, events));
                 }
             });
         } else {
@@ -430,8 +427,8 @@ public final class FunnelProgress {
             }
             final List<FunnelEvent> events = tail.events().get(person);
             if (events != null && !changed.contains(person)) {
-                final List<FunnelEvent> before = extended.get(person);
-                final long last = before != null ? before.get(before.size() - 1).timeMicros() : Long.MIN_VALUE;
+                final Extension before = extended.get(person);
+                final long last = before != null ? before.events().get(before.events().size() - 1).timeMicros() : Long.MIN_VALUE;
                 final Kept kept = persons.get(person);
                 if (events.get(0).timeMicros() > last && (kept == null || kept.run != null && kept.run.continuesAt(events.get(0).timeMicros()))) {
                     goingOn.put(person, events);
@@ -509,15 +506,17 @@ public final class FunnelProgress {
                 kept.run = query.run().orElseThrow();
                 kept.run.fold(events);
                 count(kept, kept.run.outcome());
+            } else if (query.tallied()) {
+                count(kept, query.outcome(events));
             } else {
                 kept.contribution = query.contribution(events);
             }
             kept.evaluated = true;
             reweigh(kept);
         });
-        for (int e = 0; e < extendedEvents.size(); e++) {
-            final List<FunnelEvent> events = extendedEvents.get(e);
-            final Kept kept = keptOf[extendedActors.get(e)];
+        for (final Extension extension : extended.values()) {
+            final List<FunnelEvent> events = extension.events();
+            final Kept kept = keptOf[extension.actor()];
             if (kept.run == null) {
                 // No rows kept before these: its evaluation starts with them.
                 kept.run = query.run().orElseThrow();
@@ -554,7 +553,7 @@ public final class FunnelProgress {
         final int periodCount = query.periodCells();
         // Every person's part: with tail rows as evaluated with them, else as kept. A funnel that needs only the sum
         // of its persons' outcomes takes the tally (every person kept) without those of persons with tail rows.
-        if (resumable && query.tallied()) {
+        if (query.tallied()) {
             final List<FunnelOutcome> tailedOut = new ArrayList<>();
             for (final UUID person : tail.uuids().keySet()) {
                 final Kept kept = persons.get(person);
@@ -729,6 +728,10 @@ public final class FunnelProgress {
         return adopted;
     }
 
+    /** A person's new rows' events, later than its kept evaluation's, and its index among the fresh rows' actors. */
+    private record Extension(int actor, List<FunnelEvent> events) {
+    }
+
     /** A unit's rows per actor: actors by their index in the collector, each with its rows as {@link Kept#rows} entries. */
     private record UnitRows(int[] actors, long[][] rows) {
     }
@@ -810,10 +813,6 @@ public final class FunnelProgress {
                 values = Arrays.copyOf(values, size * 2);
             }
             values[size++] = value;
-        }
-
-        int get(final int index) {
-            return values[index];
         }
 
         int[] toArray() {

@@ -715,19 +715,12 @@ public final class FunnelQuery {
         private int[] intern(final long mask) {
             // Masks of the first eight steps or gaps (nearly every funnel) from an array: no boxing per row.
             if (mask >= 0 && mask < smallMasks.length) {
-                int[] values = smallMasks[(int) mask];
-                if (values == null) {
-                    values = BitSet.valueOf(new long[] {mask}).stream().toArray();
-                    smallMasks[(int) mask] = values;
+                if (smallMasks[(int) mask] == null) {
+                    smallMasks[(int) mask] = BitSet.valueOf(new long[] {mask}).stream().toArray();
                 }
-                return values;
+                return smallMasks[(int) mask];
             }
-            int[] values = internedMasks.get(mask);
-            if (values == null) {
-                values = BitSet.valueOf(new long[] {mask}).stream().toArray();
-                internedMasks.put(mask, values);
-            }
-            return values;
+            return internedMasks.computeIfAbsent(mask, m -> BitSet.valueOf(new long[] {m}).stream().toArray());
         }
 
         /** The numbers {@code bits} has, ascending. */
@@ -960,6 +953,17 @@ public final class FunnelQuery {
     private long lastMicros() {
         final Instant to = range.to().toInstant();
         return Math.floorDiv(to.getEpochSecond() * 1_000_000_000L + to.getNano(), 1000L);
+    }
+
+    /** One actor's outcome (its events in timeline order) in a funnel {@link #tallied}. */
+    FunnelOutcome outcome(final List<FunnelEvent> events) {
+        if (!tallied()) {
+            throw new IllegalStateException("a funnel with breakdowns, periods or time to convert has no single outcome an actor");
+        }
+        if (events.isEmpty()) {
+            return FunnelOutcome.NOT_ENTERED;
+        }
+        return unordered != null ? unordered.evaluate(events, -1, List.of()) : ordered.evaluate(events, -1, List.of());
     }
 
     /** What one person (its events in timeline order) adds to a partial, alone; null when nothing. */

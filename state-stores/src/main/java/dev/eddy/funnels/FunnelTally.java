@@ -96,11 +96,6 @@ public final class FunnelTally {
         return reached.length == 0 || reached[0] == 0;
     }
 
-    /** How many reached step {@code step} (0-based). */
-    public long reached(final int step) {
-        return reached[step];
-    }
-
     /**
      * The figures per step ({@link FunnelSteps.Step}); empty when no actor counts. The average of a step's times is
      * their exact sum over their number; the median the middle time (the mean of the middle two).
@@ -354,10 +349,6 @@ public final class FunnelTally {
                     visitor.accept(keys[i], counts[i]);
                 }
             }
-        }
-
-        int distinct() {
-            return size;
         }
 
         long memoryBytes() {

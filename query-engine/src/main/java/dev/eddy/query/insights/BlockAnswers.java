@@ -186,6 +186,8 @@ final class BlockAnswers {
             read.accept(progress);
         } finally {
             answers.asMap().computeIfPresent(key, (k, kept) -> kept.answer() == progress ? new Entry(progress, progress.memoryBytes()) : kept);
+            // Evicted now if it no longer fits, so the next query knows (progressFits).
+            answers.cleanUp();
         }
     }
 
@@ -209,11 +211,7 @@ final class BlockAnswers {
      * every query, it would only cost more than reading without).
      */
     boolean progressFits(final String shape, final long projectId, final int partition) {
-        if (answers == null) {
-            return false;
-        }
-        answers.cleanUp();
-        return unkept.getIfPresent(new ProgressKey(projectId, partition, shape)) == null;
+        return answers != null && unkept.getIfPresent(new ProgressKey(projectId, partition, shape)) == null;
     }
 
     /** How many answers are kept. */
