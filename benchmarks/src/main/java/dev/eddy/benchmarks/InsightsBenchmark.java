@@ -24,7 +24,9 @@ import java.util.Map;
  * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them.
  *
  * <p>Usage: {@code InsightsBenchmark --gateway URL --token phc_... --key phx_... [--events 1000000] [--persons 50000]
- * [--days 30] [--repeats 20] [--warmups 15] [--pause-ms 0] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]}
+ * [--days 30] [--repeats 20] [--warmups 15] [--pause-ms 0] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]
+ * [--hold-minutes 0]}: with {@code --hold-minutes}, Eddy stays up that long after the run, loaded, its dashboard's URL
+ * printed, for a profiler or a load generator (wrk) to be pointed at it.
  */
 public final class InsightsBenchmark {
     private static final String FRESHNESS_EVENT = "bench_freshness";
@@ -42,7 +44,10 @@ public final class InsightsBenchmark {
     private final long seed;
     private final int freshnessSamples;
     private final long loadTimeoutSeconds;
+    private final long holdMinutes;
     private EddyHttp eddy;
+    /** The tiles' dashboard, once made. */
+    private String dashboardUrl;
 
     private InsightsBenchmark(final Map<String, String> args) {
         this.args = args;
@@ -62,6 +67,7 @@ public final class InsightsBenchmark {
         this.seed = Long.parseLong(args.getOrDefault("seed", "42"));
         this.freshnessSamples = Integer.parseInt(args.getOrDefault("freshness-samples", "100"));
         this.loadTimeoutSeconds = Long.parseLong(args.getOrDefault("load-timeout", "3600"));
+        this.holdMinutes = Long.parseLong(args.getOrDefault("hold-minutes", "0"));
     }
 
     public static void main(final String[] argv) throws Exception {
@@ -114,6 +120,12 @@ public final class InsightsBenchmark {
                     System.out.printf(Locale.ROOT, "%n%d requests got no connection within 10 s and were sent again%n", eddy.connectRetries());
                 }
                 System.out.println(matched ? "\nall of Eddy's answers equal DuckDB's" : "\nMISMATCH: Eddy's answers differ from DuckDB's (see above)");
+                if (holdMinutes > 0) {
+                    System.out.printf(Locale.ROOT, "%nEddy stays up %d minutes (process %s): %s%s with header 'Authorization: Bearer %s'%n",
+                            holdMinutes, args.getOrDefault("eddy-pid", "?"), gateway, dashboardUrl, args.get("key"));
+                    System.out.flush();
+                    java.util.concurrent.TimeUnit.MINUTES.sleep(holdMinutes);
+                }
                 return matched;
             }
         } finally {
@@ -227,6 +239,7 @@ public final class InsightsBenchmark {
             expected.add(q.expected());
         }
         final String url = "/api/projects/1/dashboards/" + dashboard + "/?refresh=force_blocking";
+        dashboardUrl = url;
         return timed(run -> eddy.request(io.vertx.core.http.HttpMethod.GET, url, null), () -> {
             final List<String> answers = new ArrayList<>();
             for (final InsightQuery q : queries) {

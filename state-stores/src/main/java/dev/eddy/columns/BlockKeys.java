@@ -16,7 +16,8 @@ import org.apache.kafka.common.utils.Bytes;
  * being filled, its parts ({@link Kind#PART}: each {@link #PART_ROWS} rows as a small {@link EventBlock}). A
  * project's newest rows, its <em>tail</em>, lie apart from its blocks, one record each (a {@link TailRow}: where its
  * event's timeline keeps it) under {@code [4][project: 8][sequence: 8]} ({@link #tail}), with the newest row's
- * sequence under {@code [5][project: 8]} ({@link #newest}) and a key that is never deleted after the project's tail
+ * sequence under {@code [5][project: 8]} ({@link #newest}), a count of its range's changes under {@code [6][project: 8]}
+ * ({@link #entriesChanged}), and a key that is never deleted after the project's tail
  * ({@link #tailEnd}): every {@link #PART_ROWS} rows the tail's rows become a part and are deleted, and the last row of
  * a block turns its parts and tail into one sealed block. RocksDB walks past every deleted key, and every older
  * version of a key written over, in a range until compaction drops them; so the tail's deleted rows lie before every
@@ -51,6 +52,7 @@ public final class BlockKeys {
     private static final byte SEALED_BLOCKS = 3;
     private static final byte TAIL_ROWS = 4;
     private static final byte NEWEST_ROW = 5;
+    private static final byte ENTRIES_CHANGED = 6;
     private static final int LENGTH = 1 + 8 + 8 + 1;
     /** The {@link #meta} name present once every event of the partition's timelines has its row. */
     public static final String COMPLETE = "complete";
@@ -153,6 +155,18 @@ public final class BlockKeys {
     /** The key of the sequence of the project's newest row ({@link #number}), absent before its first. */
     public static Bytes newest(final long projectId) {
         return Bytes.wrap(ByteBuffer.allocate(1 + 8).put(NEWEST_ROW).putLong(projectId).array());
+    }
+
+    /**
+     * The key of a number that moves on whenever the project's range ({@link #projectStart}) changes: a part made, a
+     * block sealed or removed, rows marked deleted. Written after the change and before the tail rows a change takes
+     * over are deleted, so a read that opens the tail, then finds this number as a walk of the range it kept found it,
+     * may take that walk's entries as they are (rows moved from the tail to a part since would have moved the number
+     * on). Absent until the first change; never repeated within a store: it is the writer's count of changes, which
+     * only grows.
+     */
+    public static Bytes entriesChanged(final long projectId) {
+        return Bytes.wrap(ByteBuffer.allocate(1 + 8).put(ENTRIES_CHANGED).putLong(projectId).array());
     }
 
     /**

@@ -1,9 +1,9 @@
 package dev.eddy.columns;
 
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -81,11 +81,14 @@ public final class StoredBlocks {
      *
      * @param blocks    the store, read by key and by range
      * @param timelines the partition's timelines' reads by key, where tail rows find their events
+     * @param tail      the project's tail rows in this partition as kept between reads ({@link KeptTail#none} keeps none)
+     * @param kept      the project's range as walked by an earlier read ({@link KeptEntries#none} keeps none)
      */
-    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines, TailRows tailRows) {
-        /** Tail rows parsed from their events at every read. */
+    public record Source(long projectId, ReadOnlyKeyValueStore<Bytes, byte[]> blocks, Function<Bytes, byte[]> timelines, KeptTail tail,
+                         KeptEntries kept) {
+        /** Every read walks the range, and reads and parses its tail rows. */
         public Source(final long projectId, final ReadOnlyKeyValueStore<Bytes, byte[]> blocks, final Function<Bytes, byte[]> timelines) {
-            this(projectId, blocks, timelines, TailRows.PARSED);
+            this(projectId, blocks, timelines, KeptTail.none(), KeptEntries.none());
         }
 
         /** Opens the project's range of the store ({@link BlockKeys#projectStart}), in key order. */
@@ -94,46 +97,68 @@ public final class StoredBlocks {
         }
     }
 
-    /** Where a read finds a tail row as a block takes it: parsed from its event at every read, or kept between reads. */
-    @FunctionalInterface
-    public interface TailRows {
-        TailRows PARSED = (sequence, timelineKey, parse) -> parse.get();
-
-        /**
-         * The row numbered {@code sequence}, whose event its timeline keeps under {@code timelineKey} (which never
-         * changes for a row: the same key is the same event); {@code parse} reads and parses it, null if it is gone.
-         */
-        EventBlock.Row row(long sequence, Bytes timelineKey, Supplier<EventBlock.Row> parse);
-    }
-
     /**
-     * Visits the project's blocks in block order: sealed blocks and parts as its entries list them, then its tail.
-     * It reads the newest row first, then opens the tail's rows up to it, then the entries (each range a snapshot as
-     * it opens), and takes the tail from after the newest row a part or sealed block it met holds. The writer deletes
-     * a part's tail rows only after it stores the part, so a row is met once, in its part or in the tail, whenever its
+     * Visits the project's blocks in block order: sealed blocks and parts as its entries list them, then its tail (every
+     * tail row, whatever the query: visitors skip rows they do not count, as in any block, and a tail built once serves
+     * every query until it changes). It reads the newest row first, then opens the tail's rows up to it (those not kept
+     * from earlier reads: {@link KeptTail}), then the count of the range's changes, then the entries (each range a
+     * snapshot as it opens; a walk kept under the same count stands for the entries: {@link KeptEntries}), and takes
+     * the tail from after the newest row a part or sealed block it met holds. The writer deletes a part's tail rows only
+     * after it stores the part and counts the change, so a row is met once, in its part or in the tail, whenever its
      * part is made; rows stored after the read began are left for the next read.
      *
      * @param sealed the sealed blocks of the entries; a block it answers null for is not visited
-     * @param keep   which tail rows are worth building into a block (queries skip rows outside their range or of events
-     *               they do not count)
+     * @throws KeptTail.Gone when tail rows this read needed were let go by a faster one meanwhile (read again)
      */
-    public static void read(final Source source, final Sealed sealed, final Predicate<EventBlock.Row> keep, final Visitor visitor) {
+    public static void read(final Source source, final Sealed sealed, final Visitor visitor) {
         final long projectId = source.projectId();
         final long newest = BlockKeys.number(source.blocks().get(BlockKeys.newest(projectId)), -1);
+        final long from = newest < 0 ? Long.MAX_VALUE : source.tail().readFrom(newest);
+        // No tail when there is no row, or when the newest row completed its part.
+        try (KeyValueIterator<Bytes, byte[]> tail = BlockKeys.tailFrom(newest) > newest || from > newest ? null
+                : source.blocks().range(BlockKeys.tail(projectId, from), BlockKeys.tail(projectId, newest))) {
+            final byte[] counted = source.blocks().get(BlockKeys.entriesChanged(projectId));
+            final long changes = BlockKeys.number(counted, -1);
+            KeptEntries.Walk walk = counted == null ? null : source.kept().walk(changes);
+            if (walk == null) {
+                walk = walk(source);
+                if (counted != null) {
+                    source.kept().keep(changes, walk);
+                }
+            }
+            for (final KeptEntries.Visit visit : walk.visits()) {
+                if (visit instanceof KeptEntries.SealedVisit v) {
+                    visitor.sealed(projectId, v.block(), v.entry(), v.deleted(), sealed);
+                } else if (visit instanceof KeptEntries.PartVisit v) {
+                    visitor.part(projectId, v.block(), v.part(), v.encoded(), v.deleted());
+                }
+            }
+            final long first = Math.max(walk.covered() + 1, BlockKeys.tailFrom(newest));
+            if (newest >= 0 && first <= newest) {
+                final EventBlock rows = tail(tail, source, first, newest, from, walk.lastBlock(), walk.lastDeleted());
+                if (rows != null) {
+                    visitor.block(rows, new BitSet());
+                }
+            }
+        }
+    }
+
+    /** The project's range as the store has it now: its sealed blocks and parts to visit, in key order. */
+    private static KeptEntries.Walk walk(final Source source) {
+        final List<KeptEntries.Visit> visits = new ArrayList<>();
         long current = Long.MIN_VALUE;
         BitSet deleted = new BitSet();
         // The newest row a sealed block or part met holds: the tail starts after it.
         long covered = -1;
-        // No tail when there is no row, or when the newest row completed its part.
-        try (KeyValueIterator<Bytes, byte[]> tail = BlockKeys.tailFrom(newest) > newest ? null
-                : source.blocks().range(BlockKeys.tail(projectId, BlockKeys.tailFrom(newest)), BlockKeys.tail(projectId, newest));
-             KeyValueIterator<Bytes, byte[]> entries = source.entries()) {
+        try (KeyValueIterator<Bytes, byte[]> entries = source.entries()) {
             BlockKeys.Sealed block = null;
             while (entries.hasNext()) {
                 final KeyValue<Bytes, byte[]> entry = entries.next();
                 final long number = BlockKeys.block(entry.key);
                 if (number != current) {
-                    flush(projectId, current, block, deleted, sealed, visitor);
+                    if (block != null) {
+                        visits.add(new KeptEntries.SealedVisit(current, block, deleted));
+                    }
                     current = number;
                     block = null;
                     deleted = new BitSet();
@@ -152,52 +177,43 @@ public final class StoredBlocks {
                         final int part = BlockKeys.part(entry.key);
                         final int first = part * BlockKeys.PART_ROWS;
                         covered = Math.max(covered, number * BlockKeys.ROWS + first + BlockKeys.PART_ROWS - 1);
-                        visitor.part(projectId, number, part, entry.value, deleted.get(first, first + BlockKeys.PART_ROWS));
+                        visits.add(new KeptEntries.PartVisit(number, part, entry.value, deleted.get(first, first + BlockKeys.PART_ROWS)));
                     }
                 }
             }
-            flush(projectId, current, block, deleted, sealed, visitor);
-            if (tail != null && newest > covered) {
-                // The tail's rows are of the newest block read, or of the next (which has no key yet).
-                final EventBlock.Builder rows = tail(tail, source, covered, newest, current, deleted, keep);
-                if (rows.size() > 0) {
-                    visitor.block(rows.build(), new BitSet());
-                }
+            if (block != null) {
+                visits.add(new KeptEntries.SealedVisit(current, block, deleted));
             }
         }
+        return new KeptEntries.Walk(List.copyOf(visits), covered, current, deleted);
     }
 
     /**
-     * The tail's rows after {@code covered} up to {@code newest}, in sequence order, but the deleted ones
-     * ({@code deleted} are the deleted rows of block {@code block}) and those whose event {@code keep} does not take.
-     * Stops at {@code newest}: past it lie rows stored since, and the keys after them.
+     * The tail's rows from {@code first} up to {@code newest} but the deleted ones (the tail's rows are of block
+     * {@code block} read last, whose deleted rows are {@code deleted}, or of the next, which has no key yet): those
+     * kept before {@code from}, and those {@code rows} holds from it, read and parsed now. Stops at {@code newest}: past
+     * it lie rows stored since, and the keys after them.
      */
-    private static EventBlock.Builder tail(final KeyValueIterator<Bytes, byte[]> rows, final Source source, final long covered,
-                                           final long newest, final long block, final BitSet deleted, final Predicate<EventBlock.Row> keep) {
-        final EventBlock.Builder tail = new EventBlock.Builder();
+    private static EventBlock tail(final KeyValueIterator<Bytes, byte[]> rows, final Source source, final long first, final long newest,
+                                   final long from, final long block, final BitSet deleted) {
+        final int most = (int) Math.max(0, Math.min(BlockKeys.PART_ROWS, newest - from + 1));
+        final long[] sequences = new long[most];
+        final EventBlock.Row[] read = new EventBlock.Row[most];
+        int count = 0;
         long sequence = -1;
-        while (sequence < newest && rows.hasNext()) {
+        while (rows != null && sequence < newest && count < most && rows.hasNext()) {
             final KeyValue<Bytes, byte[]> entry = rows.next();
             sequence = BlockKeys.tailSequence(entry.key);
-            if (sequence <= covered || BlockKeys.blockOf(sequence) == block && deleted.get(BlockKeys.rowOf(sequence))) {
-                continue;
+            if (sequence > newest) {
+                break;
             }
             final Bytes timelineKey = TailRow.timelineKey(entry.value);
-            final EventBlock.Row row = source.tailRows().row(sequence, timelineKey, () -> {
-                final byte[] event = source.timelines().apply(timelineKey);
-                return event == null ? null : TailRow.row(timelineKey, event);
-            });
-            if (row != null && keep.test(row)) {
-                tail.add(row);
-            }
+            final byte[] event = source.timelines().apply(timelineKey);
+            sequences[count] = sequence;
+            // An event no longer stored: its row is marked deleted (or about to be).
+            read[count++] = event == null ? null : TailRow.row(timelineKey, event);
         }
-        return tail;
-    }
-
-    private static void flush(final long project, final long number, final BlockKeys.Sealed entry, final BitSet deleted, final Sealed sealed,
-                              final Visitor visitor) {
-        if (entry != null) {
-            visitor.sealed(project, number, entry, deleted, sealed);
-        }
+        return source.tail().block(first, newest, from, sequences, read, count,
+                s -> BlockKeys.blockOf(s) == block && deleted.get(BlockKeys.rowOf(s)));
     }
 }

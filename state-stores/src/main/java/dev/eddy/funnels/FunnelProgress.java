@@ -2,6 +2,7 @@ package dev.eddy.funnels;
 
 import dev.eddy.columns.BlockKeys;
 import dev.eddy.columns.EventBlock;
+import dev.eddy.columns.PartBytes;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.trends.PropertyLookup;
 import java.time.Instant;
@@ -17,7 +18,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.apache.kafka.common.utils.Bytes;
 
 /**
  * One funnel's progress per person over one partition's sealed event blocks, kept between queries of the same
@@ -78,13 +78,8 @@ public final class FunnelProgress {
             if (part < 0 || part >= 31) {
                 throw new IllegalArgumentException("part " + part + " of a block");
             }
-            final EventBlock[] decoded = new EventBlock[1];
-            return new Unit(block << 5 | (part + 1), Bytes.wrap(encoded), deleted, () -> {
-                if (decoded[0] == null) {
-                    decoded[0] = EventBlock.decode(encoded);
-                }
-                return decoded[0];
-            });
+            final PartBytes content = new PartBytes(part, encoded);
+            return new Unit(block << 5 | (part + 1), content, deleted, content::decoded);
         }
     }
 
@@ -283,11 +278,24 @@ public final class FunnelProgress {
     private long personsWeight;
     /** The sum of every kept person's {@link Kept#outcome}; made at the first read. */
     private FunnelTally.Running tally;
+    /**
+     * The last read's snapshot of the tally without its tail persons' outcomes, the tally's version after it and those
+     * outcomes: a read that finds all three alike hands the same snapshot on (a refresh with nothing new copies no
+     * conversion time).
+     */
+    private FunnelTally snapshot;
+    /** The last read's tail blocks and their rows by person: the same blocks give the same rows. */
+    private List<UnsealedBlock> lastUnsealed = List.of();
+    private Tail lastTail;
+    private long snapshotVersion = -1;
+    private List<FunnelOutcome> snapshotWithout = List.of();
     /** Per person with rows being filled at the last read: those rows' uuids, and its contribution with them. */
     private final Map<UUID, Tailed> tailed = new HashMap<>();
     private long baseWeight;
     private long weight;
     private int evaluatedLastRead;
+    /** Whether the last read copied the tally (a tallied funnel whose sum or tail persons changed). */
+    private boolean copiedTallyLastRead;
     private int extendedLastRead;
 
     /**
@@ -318,7 +326,15 @@ public final class FunnelProgress {
             tally = new FunnelTally.Running(query.stepCount());
         }
         // Persons with rows being filled (the tail), and which: their events' uuids, in row order.
-        final Tail tail = tailRows(query, unsealed, properties, now, check, resumable);
+        final Tail tail;
+        if (lastTail != null && sameBlocks(unsealed, lastUnsealed)) {
+            // The same tail block as at the last read (a kept tail is built once while it does not change).
+            tail = lastTail;
+        } else {
+            tail = tailRows(query, unsealed, properties, now, check, resumable);
+            lastTail = tail;
+            lastUnsealed = List.copyOf(unsealed);
+        }
 
         // The units kept: unchanged, thinned (rows deleted since: a merge or expiry), or gone (removed, or another
         // content under their number). Every other unit is fresh.
@@ -558,12 +574,18 @@ public final class FunnelProgress {
             for (final UUID person : tail.uuids().keySet()) {
                 final Kept kept = persons.get(person);
                 if (kept != null && kept.outcome != null) {
-                    tally.remove(kept.outcome);
                     tailedOut.add(kept.outcome);
                 }
             }
-            into.add(tally.snapshot());
-            tailedOut.forEach(tally::add);
+            copiedTallyLastRead = snapshot == null || snapshotVersion != tally.version() || !sameOutcomes(tailedOut, snapshotWithout);
+            if (copiedTallyLastRead) {
+                tailedOut.forEach(tally::remove);
+                snapshot = tally.snapshot();
+                tailedOut.forEach(tally::add);
+                snapshotVersion = tally.version();
+                snapshotWithout = tailedOut;
+            }
+            into.add(snapshot);
         } else {
             final List<FunnelOutcome> noBreakdown = into.outcomes.computeIfAbsent(List.of(), v -> new ArrayList<>());
             for (final Map.Entry<UUID, Kept> entry : persons.entrySet()) {
@@ -585,7 +607,33 @@ public final class FunnelProgress {
         if (!gone.isEmpty() || !fresh.isEmpty() || !thinned.isEmpty() || baseWeight == 0) {
             baseWeight = weighUnits();
         }
-        weight = baseWeight + personsWeight + weighTails() + tally.memoryBytes();
+        weight = baseWeight + personsWeight + weighTails() + tally.memoryBytes() + (snapshot == null ? 0 : snapshot.memoryBytes());
+    }
+
+    /** Whether the two lists hold the same blocks (the same objects) with the same deleted rows, in the same order. */
+    private static boolean sameBlocks(final List<UnsealedBlock> a, final List<UnsealedBlock> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i).block() != b.get(i).block() || !a.get(i).deleted().equals(b.get(i).deleted())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the two lists hold the same outcomes (the same objects) in the same order. */
+    private static boolean sameOutcomes(final List<FunnelOutcome> a, final List<FunnelOutcome> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Makes {@code outcome} (null: none) the kept person's, in the tally too. */
@@ -668,7 +716,7 @@ public final class FunnelProgress {
     private int adoptParts(final Unit block, final Map<Long, Unit> current, final Set<Long> gone, final Map<Long, BitSet> thinned) {
         final List<Long> parts = new ArrayList<>();
         for (long part = block.number() + 1; part < block.number() + 32 && gone.contains(part) && !current.containsKey(part)
-                && blocks.get(part).content() instanceof Bytes; part++) {
+                && blocks.get(part).content() instanceof PartBytes; part++) {
             parts.add(part);
         }
         if (parts.isEmpty()) {
@@ -679,7 +727,7 @@ public final class FunnelProgress {
         final BitSet deletedBefore = new BitSet();
         for (int p = 0; p < parts.size(); p++) {
             final Applied kept = blocks.get(parts.get(p));
-            final EventBlock part = EventBlock.decode(((Bytes) kept.content()).get());
+            final EventBlock part = ((PartBytes) kept.content()).decoded();
             final int offset = offsets[p];
             if (offset + part.rows() > rows.rows()) {
                 return 0;
@@ -856,6 +904,11 @@ public final class FunnelProgress {
         tailed.clear();
         personsWeight = 0;
         tally = null;
+        lastTail = null;
+        lastUnsealed = List.of();
+        snapshot = null;
+        snapshotVersion = -1;
+        snapshotWithout = List.of();
         baseWeight = 0;
         weight = 0;
     }
@@ -864,7 +917,7 @@ public final class FunnelProgress {
     private long weighUnits() {
         long bytes = 256;
         for (final Applied applied : blocks.values()) {
-            bytes += 96 + (applied.content() instanceof Bytes encoded ? encoded.get().length : 0);
+            bytes += 96 + (applied.content() instanceof PartBytes part ? part.memoryBytes() : 0);
         }
         for (final UUID[] inUnit : personsOf.values()) {
             bytes += 48 + 8L * inUnit.length;
@@ -887,6 +940,11 @@ public final class FunnelProgress {
     }
 
     /** How many persons the last read evaluated (rows changed, or rows being filled changed), for tests. */
+    /** Whether the last read copied the tally of kept outcomes (it did not if nothing it sums changed), for tests. */
+    synchronized boolean copiedTallyLastRead() {
+        return copiedTallyLastRead;
+    }
+
     synchronized int evaluatedLastRead() {
         return evaluatedLastRead;
     }

@@ -91,6 +91,15 @@ public final class FunnelTally {
         return this;
     }
 
+    /** About what it takes on the heap. */
+    public long memoryBytes() {
+        long bytes = 64 + 12L * reached.length;
+        for (final long[] t : times) {
+            bytes += t == null ? 0 : 16 + 8L * t.length;
+        }
+        return bytes;
+    }
+
     /** Whether no actor counts (PostHog answers {@code []}). */
     public boolean isEmpty() {
         return reached.length == 0 || reached[0] == 0;
@@ -214,6 +223,8 @@ public final class FunnelTally {
     public static final class Running {
         private final long[] reached;
         private final LongCounts[] times;
+        /** Moves on at every change, so a snapshot can be known to be current. */
+        private long version;
 
         public Running(final int steps) {
             reached = new long[steps];
@@ -236,6 +247,7 @@ public final class FunnelTally {
             if (!outcome.counts()) {
                 return;
             }
+            version++;
             final int top = Math.min(outcome.stepReached(), reached.length - 1);
             for (int s = 0; s <= top; s++) {
                 reached[s] += by;
@@ -249,6 +261,11 @@ public final class FunnelTally {
         }
 
         /** What it holds now, as a tally of its own. */
+        /** A number that changes whenever the sum does (and sometimes when it does not). */
+        public long version() {
+            return version;
+        }
+
         public FunnelTally snapshot() {
             final FunnelTally tally = new FunnelTally(reached.length);
             System.arraycopy(reached, 0, tally.reached, 0, reached.length);

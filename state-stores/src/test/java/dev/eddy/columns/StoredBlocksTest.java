@@ -47,6 +47,7 @@ class StoredBlocksTest {
             if ((sequence + 1) % BlockKeys.PART_ROWS == 0) {
                 final long first = sequence + 1 - BlockKeys.PART_ROWS;
                 blocks.put(BlockKeys.part(PROJECT, block, BlockKeys.rowOf(sequence) / BlockKeys.PART_ROWS), rows(first, sequence).encode());
+                blocks.put(BlockKeys.entriesChanged(PROJECT), BlockKeys.number(sequence));
                 for (long s = first; s <= sequence; s++) {
                     blocks.delete(BlockKeys.tail(PROJECT, s));
                 }
@@ -60,6 +61,7 @@ class StoredBlocksTest {
                 for (int part = 0; part < BlockKeys.ROWS / BlockKeys.PART_ROWS && !keepSealedParts; part++) {
                     blocks.delete(BlockKeys.part(PROJECT, block, part));
                 }
+                blocks.put(BlockKeys.entriesChanged(PROJECT), BlockKeys.number(sequence));
             }
         }
     }
@@ -78,18 +80,37 @@ class StoredBlocksTest {
 
     /** The uuids' low bits of the rows a read visits, with the newest row as {@code newest} reads it. */
     private List<Long> read(final long newest, final BitSet deletedOfBlock0) {
+        return read(newest, deletedOfBlock0, KeptTail.none(), new ArrayList<>());
+    }
+
+    /** The same, with the tail kept in {@code tail}; each block visited added to {@code visited}. */
+    private List<Long> read(final long newest, final BitSet deletedOfBlock0, final KeptTail tail, final List<EventBlock> visited) {
+        return read(newest, deletedOfBlock0, tail, KeptEntries.none(), visited);
+    }
+
+    /** The same, with the range as walked kept in {@code entries} too. */
+    private List<Long> read(final long newest, final BitSet deletedOfBlock0, final KeptTail tail, final KeptEntries entries,
+                            final List<EventBlock> visited) {
         if (!deletedOfBlock0.isEmpty()) {
             blocks.put(BlockKeys.deleted(PROJECT, 0), BlockKeys.deletedValue(deletedOfBlock0));
+            blocks.put(BlockKeys.entriesChanged(PROJECT), BlockKeys.number(1_000_000 + deletedOfBlock0.hashCode()));
         }
         blocks.put(BlockKeys.newest(PROJECT), BlockKeys.number(newest));
         final List<Long> rows = new ArrayList<>();
-        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks, timelines::get), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
+        final java.util.function.Function<Bytes, byte[]> lookups = key -> {
+            timelineLookups++;
+            return timelines.get(key);
+        };
+        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks, lookups, tail, entries), StoredBlocks.sealedIn(blocks::get), (block, deleted) -> {
+            visited.add(block);
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 rows.add(block.uuid(r).getLeastSignificantBits());
             }
         });
         return rows;
     }
+
+    private int timelineLookups;
 
     private static List<Long> upTo(final long last) {
         return java.util.stream.LongStream.rangeClosed(0, last).boxed().toList();
@@ -130,33 +151,80 @@ class StoredBlocksTest {
     }
 
     @Test
-    void tailRowsKeptBetweenReadsAreParsedOnce() {
+    void tailRowsKeptBetweenReadsAreReadOnceAndTheirBlockShared() {
         storeUpTo(299);
-        final Map<Long, EventBlock.Row> kept = new java.util.HashMap<>();
-        final List<Long> parsed = new ArrayList<>();
-        final StoredBlocks.TailRows keeping = (sequence, timelineKey, parse) -> {
-            assertThat(timelineKey).isEqualTo(keys.get((int) sequence));
-            return kept.computeIfAbsent(sequence, s -> {
-                parsed.add(s);
-                return parse.get();
-            });
-        };
-        final StoredBlocks.Source source = new StoredBlocks.Source(PROJECT, blocks, timelines::get, keeping);
-        final List<Long> rows = new ArrayList<>();
-        final StoredBlocks.Visitor collect = (block, deleted) -> {
-            for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
-                rows.add(block.uuid(r).getLeastSignificantBits());
-            }
-        };
-        StoredBlocks.read(source, StoredBlocks.sealedIn(blocks::get), row -> true, collect);
+        final KeptTail tail = KeptTail.kept();
+        final List<EventBlock> first = new ArrayList<>();
+        assertThat(read(299, new BitSet(), tail, first)).isEqualTo(upTo(299));
+        assertThat(timelineLookups).as("the tail's 44 rows").isEqualTo(44);
+
+        final List<EventBlock> again = new ArrayList<>();
+        assertThat(read(299, new BitSet(), tail, again)).isEqualTo(upTo(299));
+        assertThat(timelineLookups).as("nothing new: no row read again").isEqualTo(44);
+        assertThat(again.get(again.size() - 1)).as("the same tail block, built once").isSameAs(first.get(first.size() - 1));
+
         storeUpTo(302);
-        rows.clear();
-        StoredBlocks.read(source, StoredBlocks.sealedIn(blocks::get), row -> row.timeMicros() / 1_000_000L % 2 == 0, collect);
-        assertThat(parsed).as("each tail row parsed once, the new ones at the second read").isEqualTo(
-                java.util.stream.LongStream.rangeClosed(256, 302).boxed().toList());
-        assertThat(rows).as("the part's rows, and the tail rows the read keeps").containsAll(upTo(255))
-                .containsAll(java.util.stream.LongStream.rangeClosed(256, 302).filter(n -> n % 2 == 0).boxed().toList())
-                .hasSize(256 + 24);
+        assertThat(read(302, new BitSet(), tail, new ArrayList<>())).isEqualTo(upTo(302));
+        assertThat(timelineLookups).as("only the 3 new rows").isEqualTo(47);
+
+        storeUpTo(520);
+        assertThat(read(520, new BitSet(), tail, new ArrayList<>())).isEqualTo(upTo(520));
+        assertThat(timelineLookups).as("rows 303 to 511 come in their part; 512 to 520 are new").isEqualTo(56);
+        assertThat(tail.keptRange()).as("rows 303 to 511 left the tail for their part: kept from the newest row's part")
+                .containsExactly(512, 520);
+    }
+
+    @Test
+    void aRangeWalkedIsKeptUntilItsCountOfChangesMovesOn() {
+        storeUpTo(299);
+        final KeptTail tail = KeptTail.kept();
+        final KeptEntries entries = KeptEntries.kept();
+        assertThat(read(299, new BitSet(), tail, entries, new ArrayList<>())).isEqualTo(upTo(299));
+        final long walked = blocks.entriesRead();
+        assertThat(read(299, new BitSet(), tail, entries, new ArrayList<>())).isEqualTo(upTo(299));
+        assertThat(blocks.entriesRead()).as("the range not walked again, no tail row read again").isEqualTo(walked);
+
+        storeUpTo(310);
+        assertThat(read(310, new BitSet(), tail, entries, new ArrayList<>())).as("new tail rows: the range unchanged")
+                .isEqualTo(upTo(310));
+        assertThat(blocks.entriesRead()).as("only the 11 new tail rows").isEqualTo(walked + 11);
+
+        // A part made between the read of the newest row and the walk: its tail rows are gone, the count moved on.
+        storeUpTo(520);
+        assertThat(read(310, new BitSet(), tail, entries, new ArrayList<>())).as("part 1 met in a new walk").isEqualTo(upTo(511));
+        final BitSet deleted = new BitSet();
+        deleted.set(7);
+        final List<Long> expected = new ArrayList<>(upTo(520));
+        expected.remove(7L);
+        assertThat(read(520, deleted, tail, entries, new ArrayList<>())).as("rows marked deleted since: walked again").isEqualTo(expected);
+    }
+
+    @Test
+    void aRowDeletedInAKeptTailLeavesItsBlock() {
+        storeUpTo(299);
+        final KeptTail tail = KeptTail.kept();
+        assertThat(read(299, new BitSet(), tail, new ArrayList<>())).isEqualTo(upTo(299));
+        final BitSet deleted = new BitSet();
+        deleted.set(260);
+        final List<Long> expected = new ArrayList<>(upTo(299));
+        expected.remove(260L);
+        assertThat(read(299, deleted, tail, new ArrayList<>())).isEqualTo(expected);
+        assertThat(timelineLookups).as("the kept rows, not read again").isEqualTo(44);
+    }
+
+    @Test
+    void aSlowReadWhoseKeptRowsWereLetGoIsToldToReadAgain() {
+        storeUpTo(299);
+        final KeptTail tail = KeptTail.kept();
+        assertThat(read(299, new BitSet(), tail, new ArrayList<>())).isEqualTo(upTo(299));
+        // A slow read asks from where to read the store with the newest row at 310: after the rows kept.
+        assertThat(tail.readFrom(310)).isEqualTo(300);
+        // Meanwhile a faster read goes far ahead: rows up to 1,000 stored, the kept rows of part 1 let go.
+        storeUpTo(1000);
+        assertThat(read(1000, new BitSet(), tail, new ArrayList<>())).isEqualTo(upTo(1000));
+        assertThat(tail.keptRange()[0]).isGreaterThan(299);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> tail.block(256, 310, 300, new long[0], new EventBlock.Row[0], 0, s -> false))
+                .isInstanceOf(KeptTail.Gone.class);
     }
 
     @Test

@@ -242,15 +242,18 @@ class FunnelProgressTest {
                 for (int q = 0; q < queries.size(); q++) {
                     final FunnelQuery query = queries.get(q);
                     final FunnelQuery.Partial kept = query.partial();
-                    progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES,
+                    final List<FunnelProgress.UnsealedBlock> unsealed = partition.unsealed();
+                    progress.get(q).read(query, partition.units(), unsealed, NO_PROPERTIES,
                             NOW, () -> { }, kept);
                     final JsonNode fresh = query.result(partition.fresh(query));
                     assertThat(query.result(kept)).as("seed %d, step %d, %s", seed, step, shaped.get(q)).isEqualTo(fresh);
-                    // Asked again with nothing changed: the same answer, and nobody evaluated again.
+                    // Asked again with nothing changed (the same tail block, as a kept tail gives): the same answer, and
+                    // nobody evaluated again.
                     final FunnelQuery.Partial again = query.partial();
-                    progress.get(q).read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, again);
+                    progress.get(q).read(query, partition.units(), unsealed, NO_PROPERTIES, NOW, () -> { }, again);
                     assertThat(query.result(again)).as("seed %d, step %d again, %s", seed, step, shaped.get(q)).isEqualTo(fresh);
                     assertThat(progress.get(q).evaluatedLastRead()).as("persons evaluated by a read with nothing changed").isZero();
+                    assertThat(progress.get(q).copiedTallyLastRead()).as("the tally copied again with nothing changed").isFalse();
                 }
             }
             assertThat(progress.get(0).persons()).as("persons are kept").isPositive();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.columns.BlockKeys;
 import dev.eddy.columns.EventBlock;
+import dev.eddy.columns.KeptTail;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
@@ -225,16 +226,11 @@ public final class InsightEngine {
 
     /**
      * Reads a partition's blocks of a project ({@link StoredBlocks}), calling {@code check} per block: the sealed
-     * blocks {@code sealed} finds, and rows of the block being filled unless their time is not {@code relevant} or
-     * their event is not one of {@code eventNames} (when only those count), which are left out of the tail's block.
+     * blocks {@code sealed} finds, the parts and the tail of the block being filled.
      */
-    private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed,
-                                   final Optional<java.util.Set<String>> eventNames,
-                                   final java.util.function.LongPredicate relevant, final Runnable check,
+    private static void readBlocks(final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed, final Runnable check,
                                    final StoredBlocks.Visitor visitor) {
-        final java.util.Set<String> names = eventNames.orElse(null);
-        StoredBlocks.read(blocks, sealed, row -> relevant.test(row.timeMicros()) && (names == null || names.contains(row.event())),
-                new StoredBlocks.Visitor() {
+        StoredBlocks.read(blocks, sealed, new StoredBlocks.Visitor() {
                     @Override
                     public void block(final EventBlock block, final BitSet deleted) {
                         check.run();
@@ -351,10 +347,19 @@ public final class InsightEngine {
                                final StoredBlocks.Sealed sealed, final PropertyLookup properties,
                                final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
                                final long projectId, final int partition) {
-            readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+            // Kept answers: the sealed blocks in range are summed after the walk (as a whole when the partition's are as
+            // at the last read), then the parts' and the tail's added, in block order as without keeping (a cell's values
+            // are added one by one in the order met, so sums come out alike to the bit).
+            final List<BlockAnswers.SealedUnit<TrendQuery.Partial>> sealedUnits = new java.util.ArrayList<>();
+            final List<Runnable> afterSealed = new java.util.ArrayList<>();
+            readBlocks(blocks, sealed, check, new StoredBlocks.Visitor() {
                 @Override
                 public void block(final EventBlock block, final BitSet deleted) {
-                    query.add(partial, block, deleted, properties, now);
+                    if (shape.isPresent()) {
+                        afterSealed.add(() -> query.add(partial, block, deleted, properties, now));
+                    } else {
+                        query.add(partial, block, deleted, properties, now);
+                    }
                 }
 
                 @Override
@@ -364,10 +369,11 @@ public final class InsightEngine {
                         StoredBlocks.Visitor.super.sealed(project, block, entry, deleted, source);
                         return;
                     }
-                    keep(answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
-                        final EventBlock found = source.block(project, block, entry);
-                        return found == null ? null : answerOf(found, deleted);
-                    }, TrendQuery.Partial::memoryBytes));
+                    sealedUnits.add(new BlockAnswers.SealedUnit<>(block, entry.id(), deleted,
+                            () -> answers.answer(shape.get(), project, block, entry.id(), deleted, () -> {
+                                final EventBlock found = source.block(project, block, entry);
+                                return found == null ? null : answerOf(found, deleted);
+                            }, TrendQuery.Partial::memoryBytes)));
                 }
 
                 @Override
@@ -376,8 +382,11 @@ public final class InsightEngine {
                         StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
                         return;
                     }
-                    keep(answers.answer(shape.get(), project, block, new BlockAnswers.Part(part, Bytes.wrap(encoded)), deleted,
-                            () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes));
+                    final TrendQuery.Partial answer = answers.answer(shape.get(), project, block, new dev.eddy.columns.PartBytes(part, encoded),
+                            deleted, () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes);
+                    if (answer != null) {
+                        afterSealed.add(() -> partial.merge(answer));
+                    }
                 }
 
                 private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
@@ -385,13 +394,12 @@ public final class InsightEngine {
                     query.add(own, block, deleted, properties, now);
                     return own;
                 }
-
-                private void keep(final TrendQuery.Partial answer) {
-                    if (answer != null) {
-                        partial.merge(answer);
-                    }
-                }
             });
+            if (!sealedUnits.isEmpty()) {
+                partial.merge(answers.sealedSum(shape.orElseThrow(), projectId, partition, sealedUnits, query::partial, TrendQuery.Partial::merge,
+                        TrendQuery.Partial::memoryBytes));
+            }
+            afterSealed.forEach(Runnable::run);
         }
 
         @Override
@@ -451,6 +459,8 @@ public final class InsightEngine {
                          final PropertyLookup properties, final Instant now, final Runnable check) {
             UUID current = null;
             final List<TimelineEvent> timeline = new java.util.ArrayList<>();
+            // Events no step or exclusion can take are skipped by name, undecoded.
+            final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
             int seen = 0;
             while (events.hasNext()) {
                 final KeyValue<Bytes, byte[]> entry = events.next();
@@ -463,7 +473,7 @@ public final class InsightEngine {
                     current = person;
                     timeline.clear();
                 }
-                if (query.relevant(TimelineEvent.timeOf(entry.value))) {
+                if (query.relevant(TimelineEvent.timeOf(entry.value)) && (names == null || TimelineEvent.nameIn(entry.value, names))) {
                     timeline.add(TimelineEvent.decode(entry.value));
                 }
             }
@@ -489,7 +499,7 @@ public final class InsightEngine {
                 // One walk of the entries finds both the units to keep progress over and the rows they hold.
                 final List<FunnelProgress.Unit> units = new java.util.ArrayList<>();
                 final List<FunnelProgress.UnsealedBlock> tails = new java.util.ArrayList<>();
-                readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, new StoredBlocks.Visitor() {
+                readBlocks(blocks, sealed, check, new StoredBlocks.Visitor() {
                     @Override
                     public void block(final EventBlock block, final BitSet deleted) {
                         tails.add(new FunnelProgress.UnsealedBlock(block, deleted));
@@ -520,7 +530,7 @@ public final class InsightEngine {
             final int shares = (int) Math.max(1, (rows + ROWS_PER_SHARE - 1) / ROWS_PER_SHARE);
             for (int share = 0; share < shares; share++) {
                 final FunnelQuery.BlockRowsCollector collector = query.collector(properties, now, share, shares);
-                readBlocks(blocks, sealed, query.eventNames(), query::relevant, check, collector::add);
+                readBlocks(blocks, sealed, check, collector::add);
                 check.run();
                 collector.finish(partial);
             }
@@ -599,6 +609,8 @@ public final class InsightEngine {
                 } catch (final EventBlock.Gone e) {
                     // A block removed (every row of it moved or expired) while this read used it: read again.
                     throw new PartitionUnavailable("a block was removed while the query read it", e);
+                } catch (final KeptTail.Gone e) {
+                    throw new PartitionUnavailable(e.getMessage(), e);
                 }
             }
 
@@ -676,8 +688,9 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
-                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get, answers.tailRows(project, p)), sealed, properties, request.now(), check,
-                            answers, kept, project, p);
+                    final BlockAnswers.Kept reads = answers.kept(project, p, generation);
+                    engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get, reads.tail(), reads.entries()), sealed,
+                            properties, request.now(), check, answers, kept, project, p);
                 }
                 continue;
             }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.columns.BlockKeys;
 import dev.eddy.columns.EventBlock;
-import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.serde.Json;
@@ -17,46 +16,63 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tail rows are kept per project, partition, sequence and timeline key: parsed once, never mistaken for another. A
+ * Tail rows are kept per project, partition and store generation, never mistaken for another's. A
  * funnel's progress that does not fit the budget is not built again at every query.
  */
 class BlockAnswersTest {
-    private final AtomicInteger parsed = new AtomicInteger();
-
-    private EventBlock.Row parse(final String event) {
-        parsed.incrementAndGet();
-        return new EventBlock.Row(1, new UUID(0, 1), new UUID(0, 2), "d", event, Map.of(), Json.mapper().createObjectNode().put("a", 1));
+    @Test
+    void aTailIsKeptPerProjectPartitionAndStoreGeneration() {
+        final BlockAnswers answers = new BlockAnswers(64 << 20, null);
+        final BlockAnswers.Kept tail = answers.kept(7, 3, 1);
+        assertThat(answers.kept(7, 3, 1)).as("kept").isSameAs(tail);
+        assertThat(answers.kept(7, 4, 1)).as("another partition").isNotSameAs(tail);
+        assertThat(answers.kept(8, 3, 1)).as("another project").isNotSameAs(tail);
+        assertThat(answers.kept(7, 3, 2)).as("another generation: rows may be numbered again").isNotSameAs(tail);
     }
 
     @Test
-    void aTailRowIsParsedOncePerContent() {
-        final BlockAnswers answers = new BlockAnswers(1 << 20, null);
-        final StoredBlocks.TailRows rows = answers.tailRows(7, 3);
-        final Bytes key = Bytes.wrap(new byte[] {1, 2, 3});
+    void aPartitionsSealedBlocksAreSummedOnceAndTheSumExtendedByBlocksSealedSince() {
+        final BlockAnswers answers = new BlockAnswers(64 << 20, null);
+        final List<Long> worked = new java.util.ArrayList<>();
+        final java.util.function.Function<long[], List<BlockAnswers.SealedUnit<long[]>>> units = spec -> {
+            final List<BlockAnswers.SealedUnit<long[]>> list = new java.util.ArrayList<>();
+            for (int i = 0; i < spec.length; i += 2) {
+                final long block = spec[i];
+                final long id = spec[i + 1];
+                list.add(new BlockAnswers.SealedUnit<>(block, id, new BitSet(), () -> {
+                    worked.add(block);
+                    return new long[] {10 * block + id};
+                }));
+            }
+            return list;
+        };
+        final java.util.function.Function<List<BlockAnswers.SealedUnit<long[]>>, Long> sum = list -> answers.sealedSum("s", 1, 0, list,
+                () -> new long[1], (into, other) -> {
+                    into[0] += other[0];
+                    return into;
+                }, a -> 16)[0];
 
-        assertThat(rows.row(5, key, () -> parse("a")).event()).isEqualTo("a");
-        assertThat(rows.row(5, key, () -> parse("b")).event()).as("kept").isEqualTo("a");
-        assertThat(parsed).hasValue(1);
-
-        assertThat(rows.row(5, Bytes.wrap(new byte[] {9}), () -> parse("c")).event()).as("another event in that row: a rebuilt tail")
-                .isEqualTo("c");
-        assertThat(answers.tailRows(7, 4).row(5, key, () -> parse("d")).event()).as("another partition").isEqualTo("d");
-        assertThat(answers.tailRows(8, 3).row(5, key, () -> parse("e")).event()).as("another project").isEqualTo("e");
-        assertThat(rows.row(6, key, () -> null)).as("an event gone").isNull();
-        assertThat(parsed).hasValue(4);
+        assertThat(sum.apply(units.apply(new long[] {0, 1, 1, 1}))).isEqualTo(10 + 1 + 1);
+        assertThat(worked).containsExactly(0L, 1L);
+        assertThat(sum.apply(units.apply(new long[] {0, 1, 1, 1}))).as("the same blocks: the kept sum").isEqualTo(12);
+        assertThat(worked).containsExactly(0L, 1L);
+        assertThat(sum.apply(units.apply(new long[] {0, 1, 1, 1, 2, 1}))).as("a block sealed since: the sum and its answer").isEqualTo(12 + 21);
+        assertThat(worked).containsExactly(0L, 1L, 2L);
+        assertThat(sum.apply(units.apply(new long[] {0, 1, 1, 7, 2, 1}))).as("block 1 sealed again: every block summed again")
+                .isEqualTo(1 + 17 + 21);
+        assertThat(worked).containsExactly(0L, 1L, 2L, 0L, 1L, 2L);
+        assertThat(answers.sealedSum("s", 1, 1, units.apply(new long[] {0, 1, 1, 7, 2, 1}), () -> new long[1], (into, other) -> into, a -> 16))
+                .as("another partition's sum is its own").isNotNull();
+        assertThat(worked).hasSize(9);
     }
 
     @Test
-    void withoutABudgetEveryReadParses() {
-        final StoredBlocks.TailRows rows = new BlockAnswers(0, null).tailRows(7, 3);
-        rows.row(5, Bytes.wrap(new byte[] {1}), () -> parse("a"));
-        rows.row(5, Bytes.wrap(new byte[] {1}), () -> parse("a"));
-        assertThat(parsed).hasValue(2);
+    void withoutABudgetNoTailIsKept() {
+        final BlockAnswers answers = new BlockAnswers(0, null);
+        assertThat(answers.kept(7, 3, 1)).isNotSameAs(answers.kept(7, 3, 1));
     }
 
     @Test

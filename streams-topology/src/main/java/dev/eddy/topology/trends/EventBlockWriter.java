@@ -154,6 +154,12 @@ final class EventBlockWriter {
         } else {
             blocks.put(key, BlockKeys.deletedValue(deleted));
         }
+        entriesChanged(projectId);
+    }
+
+    /** Records that the project's range changed (after the change, before the tail rows it took over go). */
+    private void entriesChanged(final long projectId) {
+        blocks.put(BlockKeys.entriesChanged(projectId), BlockKeys.number(changes));
     }
 
     /** Turns the last {@link BlockKeys#PART_ROWS} tail rows into a part, then deletes them from the tail. */
@@ -161,6 +167,7 @@ final class EventBlockWriter {
         final EventBlock.Builder builder = new EventBlock.Builder();
         final List<Bytes> tail = tail(projectId, block * BlockKeys.ROWS + (long) part * BlockKeys.PART_ROWS, builder);
         blocks.put(BlockKeys.part(projectId, block, part), builder.build().encode());
+        entriesChanged(projectId);
         tail.forEach(blocks::delete);
     }
 
@@ -189,8 +196,9 @@ final class EventBlockWriter {
         if (BlockKeys.deletedRows(blocks.get(deletedKey)).cardinality() == BlockKeys.ROWS) {
             // Every row left before the block filled: nothing to keep.
             parts.forEach(blocks::delete);
-            tail.forEach(blocks::delete);
             blocks.delete(deletedKey);
+            entriesChanged(projectId);
+            tail.forEach(blocks::delete);
             return;
         }
         final EventBlock sealed = builder.build();
@@ -201,6 +209,7 @@ final class EventBlockWriter {
                 sealed.lastMicros()).encode());
         // Only now that the sealed block holds them: a reader meets each row once (a sealed block's parts are passed by).
         parts.forEach(blocks::delete);
+        entriesChanged(projectId);
         tail.forEach(blocks::delete);
     }
 

@@ -3,6 +3,8 @@ package dev.eddy.topology.trends;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.columns.BlockKeys;
+import dev.eddy.columns.KeptEntries;
+import dev.eddy.columns.KeptTail;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.stores.StoreNames;
@@ -51,6 +53,10 @@ class EventBlocksTopologyTest extends TopologyTest {
             if (random.nextInt(50) == 0) {
                 t.send(sent.get(random.nextInt(sent.size())));
             }
+            if (i % 97 == 0) {
+                assertThat(blocks(keptTail, keptEntries)).as("after %d events, read with what earlier reads kept", i + 1)
+                        .isEqualTo(blocks(KeptTail.none(), KeptEntries.none()));
+            }
         }
         assertThat(kinds().get(BlockKeys.Kind.SEALED)).as("sealed blocks").isEqualTo(2);
         assertThat(kinds().get(BlockKeys.Kind.PART)).as("the filling block's parts only: the sealed blocks' went")
@@ -90,18 +96,30 @@ class EventBlocksTopologyTest extends TopologyTest {
         try (KeyValueIterator<Bytes, byte[]> it = timelineStore.all()) {
             it.forEachRemaining(e -> timelines.merge(identity(TimelineKeys.person(e.key).toString(), TimelineEvent.decode(e.value)), 1, Integer::sum));
         }
+        final Map<String, Integer> blocks = blocks(KeptTail.none(), KeptEntries.none());
+        assertThat(timelines.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(expected);
+        assertThat(blocks).isEqualTo(timelines);
+        assertThat(blocks(keptTail, keptEntries)).as("read with what earlier reads kept").isEqualTo(timelines);
+    }
+
+    /** The tail and the range as kept by the reads of this test: a change the writer did not count would show. */
+    private final KeptTail keptTail = KeptTail.kept();
+    private final KeptEntries keptEntries = KeptEntries.kept();
+
+    /** The project's rows as a read of its blocks finds them (each with its person, uuid, event, time, properties). */
+    private Map<String, Integer> blocks(final KeptTail tail, final KeptEntries entries) {
         final Map<String, Integer> blocks = new HashMap<>();
+        final KeyValueStore<Bytes, byte[]> timelineStore = t.driver().getKeyValueStore(StoreNames.EVENT_TIMELINES);
         final KeyValueStore<Bytes, byte[]> blockStore = t.driver().getKeyValueStore(StoreNames.EVENT_BLOCKS);
-        StoredBlocks.read(new StoredBlocks.Source(TopologyFixture.PROJECT, blockStore, timelineStore::get), StoredBlocks.sealedIn(blockStore::get),
-                event -> true, (block, deleted) -> {
+        StoredBlocks.read(new StoredBlocks.Source(TopologyFixture.PROJECT, blockStore, timelineStore::get, tail, entries),
+                StoredBlocks.sealedIn(blockStore::get), (block, deleted) -> {
                     for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                         final var row = block.row(r);
                         blocks.merge(String.join(" ", row.person().toString(), row.uuid().toString(), row.event(),
                                 Long.toString(row.timeMicros()), row.properties().toString()), 1, Integer::sum);
                     }
                 });
-        assertThat(timelines.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(expected);
-        assertThat(blocks).isEqualTo(timelines);
+        return blocks;
     }
 
     private static String identity(final String person, final TimelineEvent event) {

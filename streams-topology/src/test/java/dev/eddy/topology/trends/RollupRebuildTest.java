@@ -199,7 +199,7 @@ class RollupRebuildTest {
     /** The uuids of the rows in the project's event blocks that are not deleted. */
     private List<String> blockRows() {
         final List<String> uuids = new java.util.ArrayList<>();
-        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks, timelines::get), StoredBlocks.sealedIn(blocks::get), event -> true, (block, deleted) -> {
+        StoredBlocks.read(new StoredBlocks.Source(PROJECT, blocks, timelines::get), StoredBlocks.sealedIn(blocks::get), (block, deleted) -> {
             for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
                 uuids.add(block.uuid(r).toString());
             }
