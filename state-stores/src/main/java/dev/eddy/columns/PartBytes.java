@@ -41,11 +41,6 @@ public final class PartBytes {
         return h;
     }
 
-    /** The part as stored; callers must not change it. */
-    public byte[] encoded() {
-        return encoded;
-    }
-
     /**
      * The part decoded, kept with its bytes from the first ask: a funnel's progress keeps the parts it read, and a
      * block sealed from them is checked against them row by row.
@@ -63,11 +58,6 @@ public final class PartBytes {
     public long memoryBytes() {
         final EventBlock block = decoded;
         return 48 + encoded.length + (block == null ? 0 : block.memoryBytes());
-    }
-
-    /** How many bytes the part takes. */
-    public int size() {
-        return encoded.length;
     }
 
     @Override

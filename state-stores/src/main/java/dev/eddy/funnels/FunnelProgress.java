@@ -284,6 +284,8 @@ public final class FunnelProgress {
      * conversion time).
      */
     private FunnelTally snapshot;
+    /** The last read's answer (this partition's part of the funnel): the same units and tail give the same answer. */
+    private FunnelQuery.Partial lastAnswer;
     /** The last read's tail blocks and their rows by person: the same blocks give the same rows. */
     private List<UnsealedBlock> lastUnsealed = List.of();
     private Tail lastTail;
@@ -311,12 +313,38 @@ public final class FunnelProgress {
      */
     public synchronized void read(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed,
                                   final PropertyLookup properties, final Instant now, final Runnable check, final FunnelQuery.Partial into) {
+        if (lastAnswer != null && sameBlocks(unsealed, lastUnsealed) && asApplied(sealed)) {
+            // Nothing changed since the last read (a dashboard refreshed with no new event here): its answer again.
+            evaluatedLastRead = 0;
+            extendedLastRead = 0;
+            copiedTallyLastRead = false;
+            into.merge(lastAnswer);
+            return;
+        }
         try {
-            apply(query, sealed, unsealed, properties, now, check, into);
+            final FunnelQuery.Partial own = query.partial();
+            apply(query, sealed, unsealed, properties, now, check, own);
+            into.merge(own);
+            lastAnswer = own;
+            weight += own.memoryBytes();
         } catch (final RuntimeException | Error e) {
             forget();
             throw e;
         }
+    }
+
+    /** Whether {@code sealed} are the units kept, as they were applied (the same content, the same rows deleted). */
+    private boolean asApplied(final List<Unit> sealed) {
+        if (sealed.size() != blocks.size()) {
+            return false;
+        }
+        for (final Unit unit : sealed) {
+            final Applied applied = blocks.get(unit.number());
+            if (applied == null || !applied.content().equals(unit.content()) || !applied.deleted().equals(unit.deleted())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void apply(final FunnelQuery query, final List<Unit> sealed, final List<UnsealedBlock> unsealed, final PropertyLookup properties,
@@ -904,6 +932,7 @@ public final class FunnelProgress {
         tailed.clear();
         personsWeight = 0;
         tally = null;
+        lastAnswer = null;
         lastTail = null;
         lastUnsealed = List.of();
         snapshot = null;

@@ -324,6 +324,21 @@ public final class FunnelQuery {
             return this;
         }
 
+        /** About what it takes on the heap (outcomes are counted as references: they are shared). */
+        long memoryBytes() {
+            long bytes = 128 + (tally == null ? 0 : tally.memoryBytes());
+            for (final List<FunnelOutcome> list : outcomes.values()) {
+                bytes += 64 + 8L * list.size();
+            }
+            for (final long[] counts : periods.values()) {
+                bytes += 64 + 8L * counts.length;
+            }
+            for (final List<FunnelEvent> events : groups.values()) {
+                bytes += 64 + 64L * events.size();
+            }
+            return bytes;
+        }
+
         /** The partial as bytes, for another instance to {@link FunnelQuery#decode} and merge. */
         public byte[] encode() {
             return PartialCodec.encode(this);

@@ -262,6 +262,33 @@ class FunnelProgressTest {
     }
 
     @Test
+    void aNewcomersRowInTheTailLeavesTheKeptPersonsSumUncopied() throws IOException {
+        final Partition partition = new Partition(11);
+        partition.arrive(3 * PART_ROWS + 10);
+        partition.seal();
+        partition.arrive(10);
+        final FunnelQuery query = BlockFunnelTest.QUERIES.stream().map(json -> parse(json)).filter(FunnelQuery::tallied).findFirst().orElseThrow();
+        final FunnelProgress progress = new FunnelProgress();
+        final FunnelQuery.Partial first = query.partial();
+        progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, first);
+        assertThat(progress.copiedTallyLastRead()).as("the first read sums the kept persons").isTrue();
+
+        partition.filling.add(partition.row(new UUID(9, 9)));
+        final FunnelQuery.Partial second = query.partial();
+        progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, second);
+        assertThat(query.result(second)).isEqualTo(query.result(partition.fresh(query)));
+        assertThat(progress.copiedTallyLastRead()).as("a new tail row of a person with no kept row: the sum as it was").isFalse();
+    }
+
+    private static FunnelQuery parse(final String json) {
+        try {
+            return FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of("Asia/Kolkata"), DayOfWeek.SUNDAY, null, NOW, Optional::empty);
+        } catch (final IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void personsGoOnFromTheirKeptEvaluationWithRowsInTimeOrderAndAreEvaluatedAgainOnlyForLateRowsAndMerges() throws IOException {
         for (final long seed : new long[] {4, 5}) {
             final Partition partition = new Partition(seed);

@@ -143,15 +143,20 @@ public final class Scatter {
             P whole = null;
             for (int i = 0; i < all.size(); i++) {
                 final P partial = all.resultAt(i);
-                whole = whole == null ? partial : merge(part, whole, partial);
+                // A thread that found every partition taken read none.
+                if (partial != null) {
+                    whole = whole == null ? partial : merge(part, whole, partial);
+                }
             }
             return whole;
         });
     }
 
     /**
-     * This instance's {@code partitions} read on worker threads, as many at once as there are cores (each a share of
-     * the partitions, dealt round), and merged: a query uses the machine as DuckDB's threads do.
+     * This instance's {@code partitions} read on worker threads, as many at once as there are cores, and merged: a
+     * query uses the machine as DuckDB's threads do. Each thread takes the next partition not taken yet, so a thread
+     * slowed by a large partition (or by the stream thread on its core) leaves the rest to the others instead of
+     * holding a fixed share of them.
      */
     private <P> Future<P> readLocal(final PartitionRead<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                                     final QueryControl control) {
@@ -159,16 +164,17 @@ public final class Scatter {
         if (threads <= 1) {
             return vertx.executeBlocking(() -> readLocalNow(part, app, partitions, request, control), false);
         }
-        final List<List<Integer>> shares = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            shares.add(new ArrayList<>());
-        }
-        for (int i = 0; i < partitions.size(); i++) {
-            shares.get(i % threads).add(partitions.get(i));
-        }
+        final java.util.concurrent.atomic.AtomicInteger taken = new java.util.concurrent.atomic.AtomicInteger();
         final List<Future<P>> reads = new ArrayList<>();
-        for (final List<Integer> share : shares) {
-            reads.add(vertx.executeBlocking(() -> readLocalNow(part, app, share, request, control), false));
+        for (int t = 0; t < threads; t++) {
+            reads.add(vertx.executeBlocking(() -> {
+                P mine = null;
+                for (int i = taken.getAndIncrement(); i < partitions.size(); i = taken.getAndIncrement()) {
+                    final P one = readLocalNow(part, app, List.of(partitions.get(i)), request, control);
+                    mine = mine == null ? one : merge(part, mine, one);
+                }
+                return mine;
+            }, false));
         }
         return merged(part, reads);
     }

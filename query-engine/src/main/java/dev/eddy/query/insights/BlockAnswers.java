@@ -47,12 +47,13 @@ final class BlockAnswers {
     }
 
     /**
-     * A sealed block a read met: its number, the id it was sealed with and its deleted rows (what name its content),
-     * and its answer (kept per block, {@link #answer}), worked out only if needed.
+     * A sealed block or part a read met: its number, what names its content (a sealed block's id, a part's
+     * {@link PartBytes}) and its deleted rows, and its answer (kept per unit, {@link #answer}), worked out only if
+     * needed.
      */
-    record SealedUnit<A>(long block, long id, BitSet deleted, Supplier<A> answer) {
+    record SealedUnit<A>(long block, Object content, BitSet deleted, Supplier<A> answer) {
         boolean sameAs(final SealedUnit<?> other) {
-            return block == other.block && id == other.id && deleted.equals(other.deleted);
+            return block == other.block && content.equals(other.content) && deleted.equals(other.deleted);
         }
     }
 
@@ -79,6 +80,11 @@ final class BlockAnswers {
      */
     private final Cache<ProgressKey, Boolean> unkept = Caffeine.newBuilder().maximumSize(10_000)
             .expireAfterWrite(java.time.Duration.ofMinutes(10)).build();
+    /**
+     * Facts true for as long as what their key names stays ({@link #keptIfTrue}): apart from the answers, whose
+     * hits and misses they would blur, and weighing nothing.
+     */
+    private final Cache<Record, Boolean> facts = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Query shapes asked lately (per project and kind): answers are kept for a shape from its second ask on. */
     private final Cache<String, Boolean> asked = Caffeine.newBuilder().maximumSize(10_000).expireAfterAccess(java.time.Duration.ofHours(1)).build();
 
@@ -113,7 +119,7 @@ final class BlockAnswers {
     /** What a key holds besides its answer: its shape, and a part's bytes. */
     private static long keyBytes(final Object key) {
         if (key instanceof Key k) {
-            return 2L * k.shape().length() + (k.content() instanceof PartBytes p ? p.size() : 0);
+            return 2L * k.shape().length() + (k.content() instanceof PartBytes p ? p.memoryBytes() : 0);
         }
         if (key instanceof ProgressKey k) {
             return 2L * k.shape().length();
@@ -183,23 +189,25 @@ final class BlockAnswers {
         if (answers == null) {
             return test.getAsBoolean();
         }
-        if (answers.getIfPresent(key) != null) {
+        if (facts.getIfPresent(key) != null) {
             return true;
         }
         final boolean holds = test.getAsBoolean();
         if (holds) {
-            answers.put(key, new Entry(Boolean.TRUE, 0));
+            facts.put(key, Boolean.TRUE);
         }
         return holds;
     }
 
     /**
-     * The sum of the answers of a partition's sealed blocks {@code units} (in block order) to queries of {@code shape}:
-     * kept per partition, so a query asked again merges one answer for all its sealed blocks instead of one per block
-     * (a tenth of a refreshed dashboard's CPU at 1M events was those merges). When the blocks are as the kept sum's, it
-     * is the answer; when blocks were sealed since, the kept sum and theirs; when any other block changed (rows moved by
-     * a merge, expired, a block removed), the blocks' own kept answers summed again. Callers must not change what
-     * they get.
+     * The sum of the answers of a partition's sealed blocks (or of the parts of its block being filled) {@code units}, in
+     * block order, to queries of {@code shape}: kept per partition, so a query asked again merges one answer for all of
+     * them instead of one per unit (a tenth of a refreshed dashboard's CPU at 1M events was those merges). When the
+     * units are as the kept sum's, it is the answer; when units were added since, the kept sum and theirs; when any
+     * other unit changed (rows moved by a merge, expired, a block removed), the units' own kept answers summed again.
+     * Callers must not change what they get.
+     *
+     * @param shape what the answers answer, and which of the partition's sums (sealed blocks, parts) this is
      *
      * @param empty  a new, empty answer
      * @param merger adds its second argument to its first, and returns the first
@@ -244,7 +252,7 @@ final class BlockAnswers {
         }
         if (complete) {
             final List<SealedUnit<?>> named = new java.util.ArrayList<>(units.size());
-            units.forEach(unit -> named.add(new SealedUnit<>(unit.block(), unit.id(), unit.deleted(), null)));
+            units.forEach(unit -> named.add(new SealedUnit<>(unit.block(), unit.content(), unit.deleted(), null)));
             answers.put(key, new Entry(new SealedSum(named, sum), weight.applyAsLong(sum) + 64L * units.size()));
         }
         return sum;

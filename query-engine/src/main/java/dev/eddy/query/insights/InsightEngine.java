@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.columns.BlockKeys;
 import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.KeptTail;
+import dev.eddy.columns.PartBytes;
 import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
@@ -348,9 +349,10 @@ public final class InsightEngine {
                                final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> shape,
                                final long projectId, final int partition) {
             // Kept answers: the sealed blocks in range are summed after the walk (as a whole when the partition's are as
-            // at the last read), then the parts' and the tail's added, in block order as without keeping (a cell's values
-            // are added one by one in the order met, so sums come out alike to the bit).
+            // at the last read), then the parts (likewise), then the tail's rows: in block order, as without keeping (a
+            // cell's values are added one by one in the order met, so sums come out alike to the bit).
             final List<BlockAnswers.SealedUnit<TrendQuery.Partial>> sealedUnits = new java.util.ArrayList<>();
+            final List<BlockAnswers.SealedUnit<TrendQuery.Partial>> partUnits = new java.util.ArrayList<>();
             final List<Runnable> afterSealed = new java.util.ArrayList<>();
             readBlocks(blocks, sealed, check, new StoredBlocks.Visitor() {
                 @Override
@@ -382,11 +384,9 @@ public final class InsightEngine {
                         StoredBlocks.Visitor.super.part(project, block, part, encoded, deleted);
                         return;
                     }
-                    final TrendQuery.Partial answer = answers.answer(shape.get(), project, block, new dev.eddy.columns.PartBytes(part, encoded),
-                            deleted, () -> answerOf(EventBlock.decode(encoded), deleted), TrendQuery.Partial::memoryBytes);
-                    if (answer != null) {
-                        afterSealed.add(() -> partial.merge(answer));
-                    }
+                    final PartBytes content = new PartBytes(part, encoded);
+                    partUnits.add(new BlockAnswers.SealedUnit<>(block, content, deleted, () -> answers.answer(shape.get(), project, block, content,
+                            deleted, () -> answerOf(content.decoded(), deleted), TrendQuery.Partial::memoryBytes)));
                 }
 
                 private TrendQuery.Partial answerOf(final EventBlock block, final BitSet deleted) {
@@ -398,6 +398,10 @@ public final class InsightEngine {
             if (!sealedUnits.isEmpty()) {
                 partial.merge(answers.sealedSum(shape.orElseThrow(), projectId, partition, sealedUnits, query::partial, TrendQuery.Partial::merge,
                         TrendQuery.Partial::memoryBytes));
+            }
+            if (!partUnits.isEmpty()) {
+                partial.merge(answers.sealedSum(shape.orElseThrow() + "\nparts", projectId, partition, partUnits, query::partial,
+                        TrendQuery.Partial::merge, TrendQuery.Partial::memoryBytes));
             }
             afterSealed.forEach(Runnable::run);
         }
@@ -667,6 +671,10 @@ public final class InsightEngine {
         }
     }
 
+    /** That a partition's blocks held every event of its timelines in a store generation ({@link BlockKeys#COMPLETE}). */
+    private record BlocksComplete(int partition, long generation) {
+    }
+
     /** One instance's partitions of the timelines (and persons), as one partial. */
     private static <Q, P> P read(final Engine<Q, P> engine, final BlockCache cache, final BlockAnswers answers, final Q query, final Request request,
                                  final StreamsApp app, final List<Integer> partitions, final Runnable check) {
@@ -686,7 +694,8 @@ public final class InsightEngine {
             final PropertyLookup properties = TimelineScans.properties(project, persons, groups);
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Stores.partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
-            if (blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null) {
+            // Complete once, complete for the store's generation (only a rebuild, in a new one, starts over).
+            if (answers.keptIfTrue(new BlocksComplete(p, generation), () -> blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null)) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
                     final BlockAnswers.Kept reads = answers.kept(project, p, generation);
                     engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get, reads.tail(), reads.entries()), sealed,

@@ -41,10 +41,10 @@ class BlockAnswersTest {
             final List<BlockAnswers.SealedUnit<long[]>> list = new java.util.ArrayList<>();
             for (int i = 0; i < spec.length; i += 2) {
                 final long block = spec[i];
-                final long id = spec[i + 1];
+                final Long id = spec[i + 1];
                 list.add(new BlockAnswers.SealedUnit<>(block, id, new BitSet(), () -> {
                     worked.add(block);
-                    return new long[] {10 * block + id};
+                    return new long[] {10 * block + id.longValue()};
                 }));
             }
             return list;
