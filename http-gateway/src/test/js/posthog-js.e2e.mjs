@@ -102,6 +102,8 @@ async function main() {
   const server = await site(script);
   const siteUrl = `http://127.0.0.1:${server.address().port}`;
   const requests = [];
+  // Each request to Eddy's entry, to mark it settled when it fails.
+  const sent = new Map();
   const failures = [];
   const consoleErrors = [];
   await withChromium({}, async (browser) => {
@@ -138,14 +140,22 @@ async function main() {
         entry.decodeError = String(e);
       }
       requests.push(entry);
+      sent.set(request, entry);
       request.response().then((response) => {
         entry.status = response?.status() ?? null;
+        entry.settled = true;
         if (response && response.status() >= 400) {
           failures.push(`${entry.method} ${entry.path}${entry.query} answered ${response.status()}`);
         }
-      }).catch(() => {});
+      }).catch(() => {
+        entry.settled = true;
+      });
     });
     browser.on('requestfailed', (request) => {
+      const entry = sent.get(request);
+      if (entry) {
+        entry.settled = true;
+      }
       // A beacon's page is gone before its answer: Chromium reports it cancelled, not failed.
       if (request.url().startsWith(eddyUrl) && !(request.resourceType() === 'ping' && request.failure()?.errorText === 'net::ERR_ABORTED')) {
         failures.push(`${request.method()} ${request.url()} failed: ${request.failure()?.errorText}`);
@@ -193,6 +203,9 @@ async function main() {
     await page.evaluate((name) => window.posthog.capture(name, { loaded_from: 'static/array.js' }, { send_instantly: true }),
       `js script-tag ${run}`);
     await waitFor(() => requests.some((r) => r.events?.includes(`js script-tag ${run}`) && r.status !== null), 'the script-tag page\'s event');
+    // Requests the page started on its own (its flags, its config) may still be on their way: each is reported answered
+    // or failed, never as caught in flight.
+    await waitFor(() => requests.every((r) => r.settled), 'every request to Eddy to be answered or to fail');
 
     const summary = { anonymousId, flags, beacons, requests, failures, consoleErrors };
     console.log(JSON.stringify(summary));
