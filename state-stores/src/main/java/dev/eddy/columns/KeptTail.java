@@ -1,6 +1,6 @@
 package dev.eddy.columns;
 
-import java.util.Arrays;
+import java.util.BitSet;
 
 /**
  * The tail rows of one project in one partition's {@code event-blocks} store ({@link BlockKeys#tail}), kept parsed
@@ -37,7 +37,7 @@ public final class KeptTail {
     private EventBlock.Row[] rows = new EventBlock.Row[0];
     private long builtFrom = -1;
     private long builtTo = -1;
-    private long[] builtDeleted;
+    private BitSet builtDeleted;
     private EventBlock built;
 
     private KeptTail(final boolean keeps) {
@@ -86,8 +86,8 @@ public final class KeptTail {
             append(from, sequences, read, count);
         }
         final boolean allKept = keeps && first >= low && newest <= upTo && (count == 0 || sequences[count - 1] <= upTo);
-        final long[] deletedRows = deletedIn(first, newest, deleted);
-        if (allKept && built != null && builtFrom == first && builtTo == newest && Arrays.equals(builtDeleted, deletedRows)) {
+        final BitSet deletedRows = deletedIn(first, newest, deleted);
+        if (allKept && built != null && builtFrom == first && builtTo == newest && deletedRows.equals(builtDeleted)) {
             return built;
         }
         final EventBlock.Builder builder = new EventBlock.Builder();
@@ -126,13 +126,12 @@ public final class KeptTail {
         return block;
     }
 
-    /** The deleted sequences between the two, ascending. */
-    private static long[] deletedIn(final long first, final long newest, final java.util.function.LongPredicate deleted) {
-        long[] found = new long[0];
+    /** Which sequences between the two are deleted, as offsets from {@code first}. */
+    private static BitSet deletedIn(final long first, final long newest, final java.util.function.LongPredicate deleted) {
+        final BitSet found = new BitSet();
         for (long s = first; s <= newest; s++) {
             if (deleted.test(s)) {
-                found = Arrays.copyOf(found, found.length + 1);
-                found[found.length - 1] = s;
+                found.set((int) (s - first));
             }
         }
         return found;
