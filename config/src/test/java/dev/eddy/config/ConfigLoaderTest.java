@@ -82,13 +82,20 @@ class ConfigLoaderTest {
         final DashboardsConfig defaults = ConfigLoader.load(Map.of(), Optional.empty()).dashboards();
         assertThat(defaults.liveDebounce()).isEqualTo(Duration.ofSeconds(1));
         assertThat(defaults.liveMaxSubscribers()).isEqualTo(1000);
+        assertThat(defaults.keepFreshFor()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(defaults.keepFreshMax()).isEqualTo(100);
 
         final DashboardsConfig c = ConfigLoader.load(Map.of("EDDY_DASHBOARDS_LIVE_DEBOUNCE", "250ms",
-                "EDDY_DASHBOARDS_LIVE_MAX_SUBSCRIBERS", "3"), Optional.empty()).dashboards();
+                "EDDY_DASHBOARDS_LIVE_MAX_SUBSCRIBERS", "3", "EDDY_DASHBOARDS_KEEP_FRESH_FOR", "0s",
+                "EDDY_DASHBOARDS_KEEP_FRESH_MAX", "7"), Optional.empty()).dashboards();
         assertThat(c.liveDebounce()).isEqualTo(Duration.ofMillis(250));
         assertThat(c.liveMaxSubscribers()).isEqualTo(3);
+        assertThat(c.keepFreshFor()).isZero();
+        assertThat(c.keepFreshMax()).isEqualTo(7);
         assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_DASHBOARDS_LIVE_DEBOUNCE", "0s"), Optional.empty()))
                 .hasMessageContaining("dashboards.live-debounce");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_DASHBOARDS_KEEP_FRESH_MAX", "0"), Optional.empty()))
+                .hasMessageContaining("dashboards.keep-fresh-max");
     }
 
     @Test

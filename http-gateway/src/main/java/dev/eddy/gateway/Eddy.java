@@ -270,7 +270,9 @@ public final class Eddy implements AutoCloseable {
             routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards
                     .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
                             .orElseGet(() -> dev.eddy.serde.Json.mapper().createObjectNode())), calculations)::mount);
-            routes.add(new DashboardRoutes(projects, dashboards, calculations)::mount);
+            final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),
+                    config.dashboards(), registry);
+            routes.add(new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount);
             routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
             routes.add(new UserRoutes(users)::mount);
             final FeatureFlagRepository flags = new FeatureFlagRepository(pool.get());
@@ -292,8 +294,6 @@ public final class Eddy implements AutoCloseable {
             routes.add(new PersonalApiKeyRoutes(pool.get(), access)::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
             routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
-            final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),
-                    config.dashboards(), registry);
             routes.add(new LiveRoutes(projects, dashboards, new SharedLinks(sharing, dashboards, insights), auth, live)::mount);
         }
         return routes;

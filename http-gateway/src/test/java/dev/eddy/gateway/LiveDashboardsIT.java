@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Live dashboards end to end ({@code dashboards.live-debounce} at its default, 1 s): the stream's authorisation, its
  * opening snapshot, tiles pushed with their exact new values once captured events reach the timelines, bursts of
- * events recalculated at most once per interval, and the public shared stream, which follows its sharing.
+ * events recalculated at most once per interval, the public shared stream, which follows its sharing, and a
+ * dashboard read through the API kept fresh with no one watching.
  */
 class LiveDashboardsIT extends EddyIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -147,6 +148,30 @@ class LiveDashboardsIT extends EddyIT {
             eddy.waitUntil(stream::ended, WAIT, "the open stream ended once sharing was disabled");
         }
         assertThat(status("/shared/" + UUID.randomUUID() + "/stream", null)).isEqualTo(404);
+    }
+
+    @Test
+    void aDashboardReadThroughTheApiIsKeptFreshWithNoOneWatching() throws Exception {
+        final String event = "kept-fresh-" + UUID.randomUUID();
+        final long dashboard = dashboard("kept fresh");
+        trendTile(dashboard, event);
+        final String path = "/api/projects/1/dashboards/" + dashboard + "/";
+        assertThat(tileCount(path + "?refresh=force_blocking")).isZero();
+        final double before = metric("eddy_dashboards_kept_fresh_recalculations_total");
+        assertThat(metric("eddy_dashboards_kept_fresh")).isPositive();
+
+        capture(event, 3);
+
+        // The default read (force_cache) starts no calculation: only the background one can bring the new events.
+        eddy.waitUntil(() -> tileCount(path) == 3, WAIT, "the cached tile counts the new events");
+        assertThat(metric("eddy_dashboards_kept_fresh_recalculations_total")).isGreaterThan(before);
+    }
+
+    private static int tileCount(final String path) {
+        final HttpResponse<String> read = eddy.getAuthorized(path);
+        assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+        final JsonNode result = TestEddy.json(read).get("tiles").get(0).get("insight").get("result");
+        return result.isNull() ? -1 : result.get(0).get("count").asInt();
     }
 
     @Test

@@ -30,8 +30,15 @@ import java.util.Optional;
  * 405, and {@code move_tile}. Insight tiles show their insight with the dashboard's filters applied and its computed
  * fields: for the {@code refresh} mode asked on retrieve (PostHog's default {@code force_cache}, the cache only), from
  * the cache after writes. A tile whose calculation fails shows the failure in its insight's {@code query_status}.
+ * A dashboard retrieved is told to {@link Viewed} (which keeps it fresh for a while: live dashboards).
  */
 public final class DashboardRoutes {
+    /** Told of every dashboard retrieved. */
+    @FunctionalInterface
+    public interface Viewed {
+        void viewed(long projectId, long dashboardId);
+    }
+
     public static final String READ = "dashboard:read";
     public static final String WRITE = "dashboard:write";
     /** Writes answer what the cache holds for the tiles, as PostHog's default {@code force_cache}. */
@@ -42,11 +49,14 @@ public final class DashboardRoutes {
     private final ProjectRepository projects;
     private final DashboardRepository dashboards;
     private final InsightCalculations calculations;
+    private final Viewed viewed;
 
-    public DashboardRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final InsightCalculations calculations) {
+    public DashboardRoutes(final ProjectRepository projects, final DashboardRepository dashboards, final InsightCalculations calculations,
+                           final Viewed viewed) {
         this.projects = projects;
         this.dashboards = dashboards;
         this.calculations = calculations;
+        this.viewed = viewed;
     }
 
     public void mount(final Router router) {
@@ -114,7 +124,10 @@ public final class DashboardRoutes {
                         .map(found -> found.filter(d -> !d.deleted()))
                         .compose(ApiError::orNotFound)
                         .compose(d -> withResults(p, d, read)))
-                .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))
+                .onSuccess(d -> {
+                    Responses.json(ctx, 200, d.fullForm());
+                    viewed.viewed(projectId, id);
+                })
                 .onFailure(ctx::fail);
     }
 

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,14 @@ import org.slf4j.LoggerFactory;
  * next tick comes is not started twice (that tick is skipped). A watcher gets the whole dashboard first (event
  * {@code dashboard}), then single tiles (event {@code tile}); a new watcher's snapshot is calculated as it joins, for it
  * alone. A recalculation that fails (a rebalance answering 503) pushes nothing and is retried at the next tick.
+ *
+ * <p>A dashboard read through the API ({@link #viewed}) is kept fresh the same way for {@code dashboards.keep-fresh-for}
+ * after its last read, with no one to push to: its tiles are recalculated once per interval after events changed, as
+ * PostHog refreshes recently viewed dashboards in the background. What each tile's calculation keeps between reads
+ * makes such a recalculation cost the events that arrived since the last, so the cache the API reads by default
+ * follows the events within about an interval, and a {@code refresh=force_blocking} finds the calculations nearly up
+ * to date and adds only what arrived since. At most {@code dashboards.keep-fresh-max} are kept; one more lets go the
+ * one read longest ago.
  *
  * <p>All of the pollers' state lives on one Vert.x context; watchers' connections are written on their own.
  */
@@ -114,20 +123,28 @@ public final class LiveDashboards {
     private final Duration debounce;
     private final Duration keepAlive;
     private final int maxSubscribers;
+    private final Duration keepFreshFor;
+    private final int keepFreshMax;
+    /** Milliseconds of a monotonic clock: when dashboards kept fresh expire. */
+    private final LongSupplier clock;
     private final AtomicInteger open = new AtomicInteger();
+    /** Dashboards kept fresh now, across pollers. */
+    private final AtomicInteger keptFresh = new AtomicInteger();
     private final Counter tileUpdates;
     private final Counter recalculations;
+    private final Counter keptFreshRecalculations;
     /** By project; only touched on {@link #context}, as everything below. */
     private final Map<Long, Poller> pollers = new HashMap<>();
     private final Set<Subscriber> subscribers = new HashSet<>();
     private long keepAliveTimer = -1;
 
     public LiveDashboards(final Vertx vertx, final Source source, final DashboardsConfig config, final MeterRegistry registry) {
-        this(vertx, source, config.liveDebounce(), KEEP_ALIVE, config.liveMaxSubscribers(), registry);
+        this(vertx, source, config.liveDebounce(), KEEP_ALIVE, config.liveMaxSubscribers(), config.keepFreshFor(), config.keepFreshMax(),
+                () -> System.nanoTime() / 1_000_000, registry);
     }
 
     LiveDashboards(final Vertx vertx, final Source source, final Duration debounce, final Duration keepAlive, final int maxSubscribers,
-                   final MeterRegistry registry) {
+                   final Duration keepFreshFor, final int keepFreshMax, final LongSupplier clock, final MeterRegistry registry) {
         this.vertx = vertx;
         // Created outside any Vert.x thread (at start-up, in tests): a context of the service's own.
         this.context = vertx.getOrCreateContext();
@@ -135,12 +152,19 @@ public final class LiveDashboards {
         this.debounce = debounce;
         this.keepAlive = keepAlive;
         this.maxSubscribers = maxSubscribers;
+        this.keepFreshFor = keepFreshFor;
+        this.keepFreshMax = keepFreshMax;
+        this.clock = clock;
+        Gauge.builder("eddy.dashboards.kept.fresh", keptFresh, AtomicInteger::get)
+                .description("Dashboards read lately that this instance keeps recalculating as events arrive").register(registry);
         Gauge.builder("eddy.live.subscribers", open, AtomicInteger::get).description("Open live dashboard streams on this instance")
                 .register(registry);
         this.tileUpdates = Counter.builder("eddy.live.tile.updates").description("Tiles pushed to live dashboard watchers after a change")
                 .register(registry);
         this.recalculations = Counter.builder("eddy.live.recalculations")
                 .description("Recalculations of a project's watched dashboards after its events changed").register(registry);
+        this.keptFreshRecalculations = Counter.builder("eddy.dashboards.kept.fresh.recalculations")
+                .description("Recalculations of a project's dashboards kept fresh (none watched) after its events changed").register(registry);
     }
 
     /**
@@ -165,6 +189,71 @@ public final class LiveDashboards {
         return open.get();
     }
 
+    /**
+     * Keeps dashboard {@code dashboardId} of project {@code projectId} fresh for {@code dashboards.keep-fresh-for} from
+     * now (see the class): call when the API read it. Its next recalculation is at the next interval, which also takes
+     * the events that arrived while this read calculated.
+     */
+    public void viewed(final long projectId, final long dashboardId) {
+        if (!keepFreshFor.isZero()) {
+            final long until = clock.getAsLong() + keepFreshFor.toMillis();
+            context.runOnContext(v -> keepFresh(projectId, dashboardId, until));
+        }
+    }
+
+    /** Dashboards kept fresh on this instance now. */
+    int keptFresh() {
+        return keptFresh.get();
+    }
+
+    private void keepFresh(final long projectId, final long dashboardId, final long until) {
+        final Poller poller = pollers.computeIfAbsent(projectId, this::start);
+        final boolean added = !poller.keptFresh.containsKey(dashboardId);
+        poller.keptFresh.merge(dashboardId, until, Math::max);
+        if (added && keptFresh.incrementAndGet() > keepFreshMax) {
+            letGoOldest();
+        }
+    }
+
+    /** Stops keeping fresh the dashboard read longest ago, of any project. */
+    private void letGoOldest() {
+        Poller oldestIn = null;
+        Map.Entry<Long, Long> oldest = null;
+        for (final Poller poller : pollers.values()) {
+            for (final Map.Entry<Long, Long> kept : poller.keptFresh.entrySet()) {
+                if (oldest == null || kept.getValue() < oldest.getValue()) {
+                    oldest = kept;
+                    oldestIn = poller;
+                }
+            }
+        }
+        if (oldestIn != null) {
+            letGo(oldestIn, oldest.getKey());
+            if (oldestIn.idle()) {
+                stop(oldestIn);
+            }
+        }
+    }
+
+    private void letGo(final Poller poller, final long dashboardId) {
+        if (poller.keptFresh.remove(dashboardId) != null) {
+            keptFresh.decrementAndGet();
+        }
+    }
+
+    /** A project's poller, ticking every interval from now on. */
+    private Poller start(final long projectId) {
+        final Poller poller = new Poller(projectId);
+        poller.timer = vertx.setPeriodic(debounce.toMillis(), id -> tick(poller, true));
+        return poller;
+    }
+
+    private void stop(final Poller poller) {
+        vertx.cancelTimer(poller.timer);
+        poller.stopped = true;
+        pollers.remove(poller.projectId);
+    }
+
     private void add(final Subscriber s) {
         if (s.cancelled.get()) {
             return;
@@ -179,20 +268,17 @@ public final class LiveDashboards {
             tick(existing, false);
             return;
         }
-        final Poller poller = new Poller(s.projectId);
+        final Poller poller = start(s.projectId);
         pollers.put(s.projectId, poller);
         poller.add(s);
-        poller.timer = vertx.setPeriodic(debounce.toMillis(), id -> tick(poller, true));
         tick(poller, true);
     }
 
     private void remove(final Subscriber s) {
         subscribers.remove(s);
         final Poller poller = pollers.get(s.projectId);
-        if (poller != null && poller.remove(s)) {
-            vertx.cancelTimer(poller.timer);
-            poller.stopped = true;
-            pollers.remove(s.projectId);
+        if (poller != null && poller.remove(s) && poller.idle()) {
+            stop(poller);
         }
         if (subscribers.isEmpty() && keepAliveTimer >= 0) {
             vertx.cancelTimer(keepAliveTimer);
@@ -207,6 +293,15 @@ public final class LiveDashboards {
     private Future<Void> tick(final Poller poller, final boolean whole) {
         if (poller.running || poller.stopped) {
             return Future.succeededFuture();
+        }
+        if (whole) {
+            final long now = clock.getAsLong();
+            List.copyOf(poller.keptFresh.entrySet()).stream().filter(kept -> kept.getValue() <= now)
+                    .forEach(kept -> letGo(poller, kept.getKey()));
+            if (poller.idle()) {
+                stop(poller);
+                return Future.succeededFuture();
+            }
         }
         poller.running = true;
         final Future<Long> version = whole ? here(() -> source.version(poller.projectId)) : Future.succeededFuture(null);
@@ -232,11 +327,15 @@ public final class LiveDashboards {
                 targets.add(dashboard);
             }
         });
+        final boolean watched = !targets.isEmpty();
+        if (changed) {
+            poller.keptFresh.keySet().stream().filter(dashboard -> !poller.byDashboard.containsKey(dashboard)).forEach(targets::add);
+        }
         if (targets.isEmpty()) {
             return Future.succeededFuture();
         }
         if (changed) {
-            recalculations.increment();
+            (watched ? recalculations : keptFreshRecalculations).increment();
         }
         // One dashboard after the other, as a dashboard's tiles are: a project's recalculation never floods the engine.
         Future<Boolean> all = Future.succeededFuture(true);
@@ -263,6 +362,9 @@ public final class LiveDashboards {
     }
 
     private void deliver(final Poller poller, final long dashboard, final Optional<View> view, final boolean everyone) {
+        if (view.isEmpty()) {
+            letGo(poller, dashboard);
+        }
         for (final Subscriber s : List.copyOf(poller.byDashboard.getOrDefault(dashboard, Set.of()))) {
             if (s.cancelled.get() || !everyone && !s.waiting()) {
                 continue;
@@ -307,10 +409,12 @@ public final class LiveDashboards {
         }
     }
 
-    /** A project's watched dashboards and its poller's state. */
+    /** A project's watched and kept fresh dashboards and its poller's state. */
     private static final class Poller {
         final long projectId;
         final Map<Long, Set<Subscriber>> byDashboard = new LinkedHashMap<>();
+        /** Dashboards kept fresh, with when (the {@link #clock}'s milliseconds) that ends. */
+        final Map<Long, Long> keptFresh = new LinkedHashMap<>();
         /** The version the watchers were last recalculated at; null before the first. */
         Long version;
         boolean running;
@@ -338,6 +442,11 @@ public final class LiveDashboards {
 
         void add(final Subscriber s) {
             byDashboard.computeIfAbsent(s.dashboardId, d -> new HashSet<>()).add(s);
+        }
+
+        /** Whether it has nothing to recalculate: no watcher, no dashboard kept fresh. */
+        boolean idle() {
+            return byDashboard.isEmpty() && keptFresh.isEmpty();
         }
 
         /** @return whether no watcher is left */

@@ -30,25 +30,29 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pollers of live dashboards over a scripted source: snapshots first, then only changed tiles, recalculations only
- * when the version moved, one at a time, retried after a failure. The periodic tick is driven by the test
- * ({@code tickNow}); the configured interval is too long to fire on its own.
+ * when the version moved, one at a time, retried after a failure; dashboards read lately kept fresh the same way until
+ * their time runs out. The periodic tick is driven by the test ({@code tickNow}); the configured interval is too long
+ * to fire on its own, and the clock of the dashboards kept fresh is the test's.
  */
 class LiveDashboardsTest {
     private static final long PROJECT = 7;
     private static final long DASHBOARD = 70;
     private static final Duration NEVER = Duration.ofHours(1);
+    private static final Duration KEEP_FRESH = Duration.ofMinutes(10);
+    private static final int KEEP_FRESH_MAX = 2;
 
     private Vertx vertx;
     private SimpleMeterRegistry registry;
     private FakeSource source;
     private LiveDashboards live;
+    private final AtomicLong clock = new AtomicLong();
 
     @BeforeEach
     void start() {
         vertx = Vertx.vertx();
         registry = new SimpleMeterRegistry();
         source = new FakeSource();
-        live = new LiveDashboards(vertx, source, NEVER, NEVER, 3, registry);
+        live = live(NEVER);
     }
 
     @AfterEach
@@ -216,7 +220,7 @@ class LiveDashboardsTest {
 
     @Test
     void aWatcherNoLongerAllowedIsEndedAtTheKeepAlive() throws Exception {
-        live = new LiveDashboards(vertx, source, NEVER, Duration.ofMillis(50), 3, registry);
+        live = live(Duration.ofMillis(50));
         source.tiles(DASHBOARD, tile(1, 10));
         final AtomicBoolean allowed = new AtomicBoolean(true);
         final FakeSink sink = new FakeSink();
@@ -228,6 +232,92 @@ class LiveDashboardsTest {
 
         waitUntil(sink.closed::get, "the stream ended");
         assertThat(sink.names()).containsExactly("dashboard", "gone");
+    }
+
+    @Test
+    void aDashboardReadIsRecalculatedAfterEachChangeUntilItsTimeRunsOut() throws Exception {
+        source.tiles(DASHBOARD, tile(1, 10));
+        live.viewed(PROJECT, DASHBOARD);
+        await(live.tickNow());
+        assertThat(source.calculated).as("the first tick: the version is not known yet").containsExactly(DASHBOARD);
+        assertThat(registry.get("eddy.dashboards.kept.fresh").gauge().value()).isEqualTo(1.0);
+
+        await(live.tickNow());
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        assertThat(source.calculated).as("again once the version moved, not while it stood").containsExactly(DASHBOARD, DASHBOARD);
+
+        clock.addAndGet(KEEP_FRESH.toMillis() - 1);
+        live.viewed(PROJECT, DASHBOARD);
+        clock.addAndGet(KEEP_FRESH.toMillis() - 1);
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        assertThat(source.calculated).as("read again: kept fresh from that read on").hasSize(3);
+
+        clock.addAndGet(1);
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        final int versions = source.versions.get();
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        assertThat(source.calculated).as("its time ran out").hasSize(3);
+        assertThat(source.versions.get()).as("no poller reads the version any more").isEqualTo(versions);
+        assertThat(registry.get("eddy.dashboards.kept.fresh").gauge().value()).isZero();
+    }
+
+    @Test
+    void beyondTheMaximumTheDashboardReadLongestAgoIsLetGo() throws Exception {
+        for (final long dashboard : new long[] {DASHBOARD, DASHBOARD + 1, DASHBOARD + 2}) {
+            source.tiles(dashboard, tile(1, 10));
+        }
+        live.viewed(PROJECT, DASHBOARD);
+        clock.addAndGet(1);
+        live.viewed(PROJECT, DASHBOARD + 1);
+        clock.addAndGet(1);
+        live.viewed(PROJECT, DASHBOARD);
+        clock.addAndGet(1);
+        live.viewed(PROJECT + 1, DASHBOARD + 2);
+        await(live.tickNow());
+
+        assertThat(source.calculated).as("the second read of the first made the second the oldest")
+                .containsExactlyInAnyOrder(DASHBOARD, DASHBOARD + 2);
+        assertThat(registry.get("eddy.dashboards.kept.fresh").gauge().value()).isEqualTo(KEEP_FRESH_MAX);
+    }
+
+    @Test
+    void aDashboardWatchedAndReadIsCalculatedOncePerChangeAndADeletedOneIsLetGo() throws Exception {
+        final FakeSink sink = watching(tile(1, 10));
+        live.viewed(PROJECT, DASHBOARD);
+        await(live.tickNow());
+        source.calculated.clear();
+
+        source.tiles(DASHBOARD, tile(1, 11));
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        assertThat(source.calculated).containsExactly(DASHBOARD);
+        assertThat(sink.names()).containsExactly("dashboard", "tile");
+
+        source.gone.set(true);
+        source.version.incrementAndGet();
+        await(live.tickNow());
+        assertThat(sink.names()).containsExactly("dashboard", "tile", "gone");
+        assertThat(registry.get("eddy.dashboards.kept.fresh").gauge().value()).as("deleted: no longer kept fresh").isZero();
+    }
+
+    @Test
+    void nothingIsKeptFreshWhenTheTimeIsZero() throws Exception {
+        live = new LiveDashboards(vertx, source, NEVER, NEVER, 3, Duration.ZERO, KEEP_FRESH_MAX, clock::get, registry);
+        source.tiles(DASHBOARD, tile(1, 10));
+
+        live.viewed(PROJECT, DASHBOARD);
+        await(live.tickNow());
+
+        assertThat(source.calculated).isEmpty();
+        assertThat(live.keptFresh()).isZero();
+    }
+
+    private LiveDashboards live(final Duration keepAlive) {
+        return new LiveDashboards(vertx, source, NEVER, keepAlive, 3, KEEP_FRESH, KEEP_FRESH_MAX, clock::get, registry);
     }
 
     /** A watcher of {@link #DASHBOARD} showing {@code tiles}, once it has its snapshot. */
@@ -279,6 +369,8 @@ class LiveDashboardsTest {
         final AtomicLong version = new AtomicLong();
         final Map<Long, LiveDashboards.View> dashboards = new ConcurrentHashMap<>();
         final AtomicInteger views = new AtomicInteger();
+        /** The dashboards calculated, in order. */
+        final List<Long> calculated = new CopyOnWriteArrayList<>();
         final AtomicInteger versions = new AtomicInteger();
         final AtomicBoolean failing = new AtomicBoolean();
         final AtomicBoolean gone = new AtomicBoolean();
@@ -298,6 +390,7 @@ class LiveDashboardsTest {
         @Override
         public Future<Optional<LiveDashboards.View>> view(final long projectId, final long dashboardId) {
             views.incrementAndGet();
+            calculated.add(dashboardId);
             final Promise<Optional<LiveDashboards.View>> slow = pending.getAndSet(null);
             if (slow != null) {
                 return slow.future();
