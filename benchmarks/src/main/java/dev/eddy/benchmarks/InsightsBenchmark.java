@@ -21,11 +21,12 @@ import java.util.Map;
  * and p90 on both engines and their ratio against the issue's targets (ad-hoc queries in a shape of their own each
  * run: {@link InsightQuery#bodyForRun}); then a dashboard of the filtered trend and the funnel as tiles, refreshed
  * ({@code refresh=force_blocking}) against DuckDB answering both. Also prints the load's rate and, after it,
- * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them.
+ * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them, and the same
+ * dashboard over a relative range refreshed while live events arrive.
  *
  * <p>Usage: {@code InsightsBenchmark --gateway URL --token phc_... --key phx_... [--events 1000000] [--persons 50000]
  * [--days 30] [--repeats 20] [--warmups 15] [--pause-ms 0] [--batch 1000] [--in-flight 4] [--seed 42] [--freshness-samples 100]
- * [--hold-minutes 0]}: with {@code --hold-minutes}, Eddy stays up that long after the run, loaded, its dashboard's URL
+ * [--capture-rate 1000] [--capture-seconds 30] [--refresh-ms 500] [--hold-minutes 0]}: with {@code --hold-minutes}, Eddy stays up that long after the run, loaded, its dashboard's URL
  * printed, for a profiler or a load generator (wrk) to be pointed at it.
  */
 public final class InsightsBenchmark {
@@ -45,6 +46,9 @@ public final class InsightsBenchmark {
     private final int freshnessSamples;
     private final long loadTimeoutSeconds;
     private final long holdMinutes;
+    private final int captureRate;
+    private final int captureSeconds;
+    private final long refreshMillis;
     private EddyHttp eddy;
     /** The tiles' dashboard, once made. */
     private String dashboardUrl;
@@ -68,6 +72,9 @@ public final class InsightsBenchmark {
         this.freshnessSamples = Integer.parseInt(args.getOrDefault("freshness-samples", "100"));
         this.loadTimeoutSeconds = Long.parseLong(args.getOrDefault("load-timeout", "3600"));
         this.holdMinutes = Long.parseLong(args.getOrDefault("hold-minutes", "0"));
+        this.captureRate = Integer.parseInt(args.getOrDefault("capture-rate", "1000"));
+        this.captureSeconds = Integer.parseInt(args.getOrDefault("capture-seconds", "30"));
+        this.refreshMillis = Long.parseLong(args.getOrDefault("refresh-ms", "500"));
     }
 
     public static void main(final String[] argv) throws Exception {
@@ -116,6 +123,7 @@ public final class InsightsBenchmark {
                         "DuckDB p90", "ratio", "target");
                 rows.forEach(System.out::println);
                 freshness();
+                dashboardUnderCapture(events, queries.subList(2, queries.size()));
                 if (eddy.connectRetries() > 0) {
                     System.out.printf(Locale.ROOT, "%n%d requests got no connection within 10 s and were sent again%n", eddy.connectRetries());
                 }
@@ -266,6 +274,122 @@ public final class InsightsBenchmark {
             }
         }
         throw new IllegalStateException("the dashboard has no tile of insight " + insight);
+    }
+
+    /**
+     * The tiles' dashboard again, over the last {@code --days} days up to now (so live events count), while live events
+     * of the loaded persons arrive through {@code /batch/} at {@code --capture-rate} per second for {@code
+     * --capture-seconds}: a dashboard left open on a live site. Every {@code --refresh-ms} in turn, a read as PostHog's
+     * dashboard page does it (the cache: Eddy keeps a dashboard read lately fresh, recalculating it after events
+     * arrive) with the age of its tiles' results, and a forced refresh ({@code refresh=force_blocking}, every tile
+     * calculated now, from what its calculation kept). Also the background recalculations' time (Eddy's own timer:
+     * the issue's "live stream's recalculation"). Both loops are open (each request timed from when it was due);
+     * requests start after the first 5 s of capture. The first read of the dashboard (every tile calculated from the
+     * stored events, then kept) is timed apart. The fixed-range dashboard is deleted first, so only this one is kept
+     * fresh meanwhile. No DuckDB row: it has not the live events.
+     */
+    private void dashboardUnderCapture(final InsightsEvents events, final List<InsightQuery> queries) throws Exception {
+        if (captureSeconds <= 5 || captureRate <= 0) {
+            return;
+        }
+        eddy.request(io.vertx.core.http.HttpMethod.PATCH, dashboardUrl.replaceFirst("\\?.*", ""), "{\"deleted\":true}");
+        final long dashboard = Json.mapper().readTree(eddy.post("/api/projects/1/dashboards/", "{\"name\":\"bench live tiles\"}")).path("id").asLong();
+        for (final InsightQuery q : queries) {
+            final String filters = q.body().replaceFirst("\"date_from\":\"[^\"]*\",\"date_to\":\"[^\"]*\"", "\"date_from\":\"-" + days + "d\"")
+                    .replaceFirst("^\\{", "{\"insight\":\"" + ("funnel".equals(q.path()) ? "FUNNELS" : "TRENDS") + "\",");
+            eddy.post("/api/projects/1/insights/", "{\"name\":\"live " + q.name() + "\",\"dashboards\":[" + dashboard + "],\"filters\":" + filters + "}");
+        }
+        final String read = "/api/projects/1/dashboards/" + dashboard + "/";
+        final String forced = read + "?refresh=force_blocking";
+        dashboardUrl = forced;
+        long t0 = System.nanoTime();
+        eddy.request(io.vertx.core.http.HttpMethod.GET, forced, null);
+        final double firstMillis = (System.nanoTime() - t0) / 1e6;
+
+        final int perBatch = Math.max(1, Math.min(100, captureRate / 20));
+        final long start = System.nanoTime();
+        final long end = start + captureSeconds * 1_000_000_000L;
+        final java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed + 1);
+        final OpenLoop sends = new OpenLoop(start, captureRate / (double) perBatch);
+        final long[] batches = new long[1];
+        final Thread sender = new Thread(() -> batches[0] = sends.run(end, () -> failed.get() != null, (n, due) -> {
+            try {
+                eddy.post("/batch/", events.liveBatch(args.get("token"), random, perBatch));
+            } catch (final Exception e) {
+                failed.compareAndSet(null, e);
+            }
+        }), "live-capture");
+        sender.start();
+        final List<Double> refreshes = new ArrayList<>();
+        final List<Double> reads = new ArrayList<>();
+        final List<Double> ages = new ArrayList<>();
+        final long recalcStart = start + 5_000_000_000L;
+        final double[] recalculations = new double[2];
+        new OpenLoop(recalcStart, 1000.0 / refreshMillis).run(end, () -> failed.get() != null, (n, due) -> {
+            try {
+                if (n == 0) {
+                    final double[] before = recalculationTimer();
+                    recalculations[0] = -before[0];
+                    recalculations[1] = -before[1];
+                }
+                final String body = eddy.request(io.vertx.core.http.HttpMethod.GET, n % 2 == 0 ? forced : read, null);
+                final long answered = System.currentTimeMillis();
+                (n % 2 == 0 ? refreshes : reads).add((System.nanoTime() - due) / 1e6);
+                if (n % 2 == 1) {
+                    long oldest = answered;
+                    for (final JsonNode tile : Json.mapper().readTree(body).path("tiles")) {
+                        oldest = Math.min(oldest, Instant.parse(tile.path("insight").path("last_refresh").asText()).toEpochMilli());
+                    }
+                    ages.add((double) (answered - oldest));
+                }
+            } catch (final Exception e) {
+                failed.compareAndSet(null, e);
+            }
+        });
+        sender.join();
+        if (failed.get() != null) {
+            throw failed.get();
+        }
+        final double[] after = recalculationTimer();
+        final double recalcCount = recalculations[0] + after[0];
+        final double recalcMeanMillis = (recalculations[1] + after[1]) / recalcCount * 1000;
+        final double sent = batches[0] * perBatch / seconds(start);
+        final double[] forcedMs = sorted(refreshes);
+        final double[] readMs = sorted(reads);
+        final double[] ageMs = sorted(ages);
+        System.out.printf(Locale.ROOT, "%ndashboard while capturing: the 2 tiles over the last %d days (first read, every tile calculated: %.0f ms); "
+                + "/batch/ sent %,.0f live events/s for %d s; every %d ms from 5 s on, in turn:%n", days, firstMillis, sent, captureSeconds, refreshMillis);
+        System.out.printf(Locale.ROOT, "  read (GET, PostHog's default: the cache, kept fresh) p50 %.1f ms, p90 %.1f ms, p99 %.1f ms over %d; "
+                + "its tiles' age p50 %.0f ms, max %.0f ms; target p50 ≤ 20 ms %s%n", percentile(readMs, 50), percentile(readMs, 90),
+                percentile(readMs, 99), readMs.length, percentile(ageMs, 50), ageMs[ageMs.length - 1], percentile(readMs, 50) <= 20 ? "PASS" : "MISS");
+        System.out.printf(Locale.ROOT, "  background recalculation (once a second after events arrived) mean %.1f ms over %.0f; target ≤ 20 ms %s%n",
+                recalcMeanMillis, recalcCount, recalcMeanMillis <= 20 ? "PASS" : "MISS");
+        System.out.printf(Locale.ROOT, "  forced refresh (refresh=force_blocking) p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d%n",
+                percentile(forcedMs, 50), percentile(forcedMs, 90), percentile(forcedMs, 99), forcedMs[forcedMs.length - 1], forcedMs.length);
+        EddyStreams.awaitIdle(eddy.client());
+        System.out.printf(Locale.ROOT, "  Eddy idle again %.1f s after the last live event was sent (seen idle: 3 s without a record processed)%n",
+                seconds(end));
+    }
+
+    private static double[] sorted(final List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    }
+
+    /** Eddy's timer of dashboards kept fresh: its count and its total seconds, from {@code /metrics}. */
+    private double[] recalculationTimer() throws Exception {
+        final double[] timer = new double[2];
+        eddy.request(io.vertx.core.http.HttpMethod.GET, "/metrics", null).lines()
+                .filter(l -> l.startsWith("eddy_live_recalculation_seconds_") && l.contains("dashboards=\"kept_fresh\""))
+                .forEach(l -> {
+                    final double value = Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                    if (l.startsWith("eddy_live_recalculation_seconds_count")) {
+                        timer[0] = value;
+                    } else if (l.startsWith("eddy_live_recalculation_seconds_sum")) {
+                        timer[1] = value;
+                    }
+                });
+        return timer;
     }
 
     /**

@@ -172,6 +172,23 @@ final class InsightsEvents {
         return json.append("]}").toString();
     }
 
+    /**
+     * {@code n} live events (no timestamp: received now) of persons drawn from this set's persons, with its shares of
+     * names, as a {@code /batch/} body: what a site keeps sending after its history was loaded. The browser, OS and URL
+     * are drawn afresh (a person's own browser is not kept per person here).
+     */
+    String liveBatch(final String token, final SplittableRandom random, final int n) {
+        final StringBuilder json = new StringBuilder(200 * n + 40).append("{\"api_key\":\"").append(token).append("\",\"batch\":[");
+        for (int k = 0; k < n; k++) {
+            final String event = NAMES[pick(NAME_SHARES, random.nextInt(100))];
+            json.append(k == 0 ? "" : ",").append("{\"event\":\"").append(event).append("\",\"distinct_id\":\"").append(idPrefix())
+                    .append("person-").append(random.nextInt(persons)).append("\",\"properties\":{\"$os\":\"")
+                    .append(OSES[random.nextInt(OSES.length)]).append("\",\"$browser\":\"").append(BROWSERS[pick(BROWSER_SHARES, random.nextInt(100))])
+                    .append("\",\"$current_url\":\"").append(URLS[random.nextInt(URLS.length)]).append("\"}}");
+        }
+        return json.append("]}").toString();
+    }
+
     /** Event {@code i} as the gateway would write it to Kafka, received {@code now}, for producing it directly. */
     CapturedEvent envelope(final int i, final String token, final Instant now) {
         return new CapturedEvent(CapturedEvent.VERSION, uuid(i).toString(), 1, token, distinctId(i), NAMES[name[i]], properties(i),
