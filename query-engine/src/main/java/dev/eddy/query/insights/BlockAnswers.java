@@ -102,7 +102,9 @@ final class BlockAnswers {
         // block's parts: weighed at that.
         this.tail = Caffeine.newBuilder().maximumWeight(Math.max(1, maxBytes / 8))
                 .weigher((TailKey key, Kept kept) -> TAIL_WEIGHT).recordStats().build();
-        this.answers = Caffeine.newBuilder().maximumWeight(maxBytes)
+        // Maintenance (eviction) on the thread that wrote, when no other is at it: a progress that outgrew the budget is
+        // evicted as its read ends, so the next query knows (progressFits), and no reader waits for another's.
+        this.answers = Caffeine.newBuilder().maximumWeight(maxBytes).executor(Runnable::run)
                 .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + keyBytes(key)))
                 .evictionListener((Object key, Entry entry, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
                     if (key instanceof ProgressKey progress && cause == com.github.benmanes.caffeine.cache.RemovalCause.SIZE) {
@@ -274,8 +276,6 @@ final class BlockAnswers {
             read.accept(progress);
         } finally {
             answers.asMap().computeIfPresent(key, (k, kept) -> kept.answer() == progress ? new Entry(progress, progress.memoryBytes()) : kept);
-            // Evicted now if it no longer fits, so the next query knows (progressFits).
-            answers.cleanUp();
         }
     }
 
