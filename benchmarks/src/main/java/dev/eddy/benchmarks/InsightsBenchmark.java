@@ -284,7 +284,8 @@ public final class InsightsBenchmark {
      * arrive) with the age of its tiles' results, and a forced refresh ({@code refresh=force_blocking}, every tile
      * calculated now, from what its calculation kept). Also the background recalculations' time (Eddy's own timer:
      * the issue's "live stream's recalculation"). Both loops are open (each request timed from when it was due);
-     * requests start after the first 5 s of capture. The first read of the dashboard (every tile calculated from the
+     * requests start after the first quarter of the capture (at least 5 s: the live path's code compiled by the JIT,
+     * which took a quarter of the CPU in the first half minute at 200k events). The first read of the dashboard (every tile calculated from the
      * stored events, then kept) is timed apart. The fixed-range dashboard is deleted first, so only this one is kept
      * fresh meanwhile. No DuckDB row: it has not the live events.
      */
@@ -324,7 +325,7 @@ public final class InsightsBenchmark {
         final List<Double> refreshes = new ArrayList<>();
         final List<Double> reads = new ArrayList<>();
         final List<Double> ages = new ArrayList<>();
-        final long recalcStart = start + 5_000_000_000L;
+        final long recalcStart = start + Math.max(5, captureSeconds / 4) * 1_000_000_000L;
         final double[] recalculations = new double[2];
         new OpenLoop(recalcStart, 1000.0 / refreshMillis).run(end, () -> failed.get() != null, (n, due) -> {
             try {
@@ -359,7 +360,8 @@ public final class InsightsBenchmark {
         final double[] readMs = sorted(reads);
         final double[] ageMs = sorted(ages);
         System.out.printf(Locale.ROOT, "%ndashboard while capturing: the 2 tiles over the last %d days (first read, every tile calculated: %.0f ms); "
-                + "/batch/ sent %,.0f live events/s for %d s; every %d ms from 5 s on, in turn:%n", days, firstMillis, sent, captureSeconds, refreshMillis);
+                + "/batch/ sent %,.0f live events/s for %d s; every %d ms from %d s on, in turn:%n", days, firstMillis, sent, captureSeconds, refreshMillis,
+                Math.max(5, captureSeconds / 4));
         System.out.printf(Locale.ROOT, "  read (GET, PostHog's default: the cache, kept fresh) p50 %.1f ms, p90 %.1f ms, p99 %.1f ms over %d; "
                 + "its tiles' age p50 %.0f ms, max %.0f ms; target p50 ≤ 20 ms %s%n", percentile(readMs, 50), percentile(readMs, 90),
                 percentile(readMs, 99), readMs.length, percentile(ageMs, 50), ageMs[ageMs.length - 1], percentile(readMs, 50) <= 20 ? "PASS" : "MISS");

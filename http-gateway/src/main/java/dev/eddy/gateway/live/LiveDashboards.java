@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * PostHog refreshes recently viewed dashboards in the background. What each tile's calculation keeps between reads
  * makes such a recalculation cost the events that arrived since the last, so the cache the API reads by default
  * follows the events within about an interval, and a {@code refresh=force_blocking} finds the calculations nearly up
- * to date and adds only what arrived since. At most {@code dashboards.keep-fresh-max} are kept; one more lets go the
- * one read longest ago.
+ * to date and adds only what arrived since. A dashboard whose recalculation is slow (a tile nothing is kept for, over
+ * many events) waits nine times its last recalculation's time before the next, so keeping it fresh takes at most a
+ * tenth of the time. At most {@code dashboards.keep-fresh-max} are kept; one more lets go the one read longest ago.
  *
  * <p>All of the pollers' state lives on one Vert.x context; watchers' connections are written on their own.
  */
@@ -54,6 +55,8 @@ public final class LiveDashboards {
     /** How often a comment keeps idle connections (and proxies) open, and watchers' access is checked again. */
     public static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
     private static final Logger LOG = LoggerFactory.getLogger(LiveDashboards.class);
+    /** A dashboard kept fresh waits this many times its last recalculation's time before the next. */
+    private static final int KEPT_FRESH_PAUSE = 9;
 
     /** Where the pollers read versions and dashboards. */
     public interface Source {
@@ -219,9 +222,13 @@ public final class LiveDashboards {
 
     private void keepFresh(final long projectId, final long dashboardId, final long until) {
         final Poller poller = pollers.computeIfAbsent(projectId, this::start);
-        final boolean added = !poller.keptFresh.containsKey(dashboardId);
-        poller.keptFresh.merge(dashboardId, until, Math::max);
-        if (added && keptFresh.incrementAndGet() > keepFreshMax) {
+        final KeptFresh kept = poller.keptFresh.get(dashboardId);
+        if (kept != null) {
+            kept.until = Math.max(kept.until, until);
+        } else {
+            poller.keptFresh.put(dashboardId, new KeptFresh(until));
+        }
+        if (kept == null && keptFresh.incrementAndGet() > keepFreshMax) {
             letGoOldest();
         }
     }
@@ -229,10 +236,10 @@ public final class LiveDashboards {
     /** Stops keeping fresh the dashboard read longest ago, of any project. */
     private void letGoOldest() {
         Poller oldestIn = null;
-        Map.Entry<Long, Long> oldest = null;
+        Map.Entry<Long, KeptFresh> oldest = null;
         for (final Poller poller : pollers.values()) {
-            for (final Map.Entry<Long, Long> kept : poller.keptFresh.entrySet()) {
-                if (oldest == null || kept.getValue() < oldest.getValue()) {
+            for (final Map.Entry<Long, KeptFresh> kept : poller.keptFresh.entrySet()) {
+                if (oldest == null || kept.getValue().until < oldest.getValue().until) {
                     oldest = kept;
                     oldestIn = poller;
                 }
@@ -307,7 +314,7 @@ public final class LiveDashboards {
         }
         if (whole) {
             final long now = clock.getAsLong();
-            List.copyOf(poller.keptFresh.entrySet()).stream().filter(kept -> kept.getValue() <= now)
+            List.copyOf(poller.keptFresh.entrySet()).stream().filter(kept -> kept.getValue().until <= now)
                     .forEach(kept -> letGo(poller, kept.getKey()));
             if (poller.idle()) {
                 stop(poller);
@@ -338,29 +345,46 @@ public final class LiveDashboards {
                 targets.add(dashboard);
             }
         });
-        final boolean watched = !targets.isEmpty();
-        if (changed) {
-            poller.keptFresh.keySet().stream().filter(dashboard -> !poller.byDashboard.containsKey(dashboard)).forEach(targets::add);
+        if (changed && !targets.isEmpty()) {
+            recalculations.increment();
+        }
+        // Dashboards kept fresh, not watched, whose last recalculation was at another version, when their pause is over.
+        final long now = clock.getAsLong();
+        final Set<Long> kept = new HashSet<>();
+        if (whole) {
+            poller.keptFresh.forEach((dashboard, k) -> {
+                if (!poller.byDashboard.containsKey(dashboard) && !Objects.equals(version, k.version) && now >= k.notBefore) {
+                    kept.add(dashboard);
+                    targets.add(dashboard);
+                }
+            });
         }
         if (targets.isEmpty()) {
             return Future.succeededFuture();
         }
-        if (changed) {
-            (watched ? recalculations : keptFreshRecalculations).increment();
-        }
         // One dashboard after the other, as a dashboard's tiles are: a project's recalculation never floods the engine.
         Future<Boolean> all = Future.succeededFuture(true);
         for (final long dashboard : targets) {
-            final Timer timer = poller.byDashboard.containsKey(dashboard) ? watchedTimer : keptFreshTimer;
-            all = all.compose(ok -> timed(timer, () -> source.view(poller.projectId, dashboard))
-                    .map(view -> {
-                        deliver(poller, dashboard, view, changed);
-                        return ok;
-                    })
-                    .otherwise(e -> {
-                        poller.failed(e);
-                        return false;
-                    }));
+            final boolean keptOnly = kept.contains(dashboard);
+            all = all.compose(ok -> {
+                final long started = clock.getAsLong();
+                return timed(keptOnly ? keptFreshTimer : watchedTimer, () -> source.view(poller.projectId, dashboard)).map(view -> {
+                    if (keptOnly) {
+                        keptFreshRecalculations.increment();
+                        final KeptFresh k = poller.keptFresh.get(dashboard);
+                        if (k != null) {
+                            final long ended = clock.getAsLong();
+                            k.version = version;
+                            k.notBefore = ended + KEPT_FRESH_PAUSE * (ended - started);
+                        }
+                    }
+                    deliver(poller, dashboard, view, changed);
+                    return ok;
+                }).otherwise(e -> {
+                    poller.failed(e);
+                    return false;
+                });
+            });
         }
         return all.compose(ok -> {
             if (!ok) {
@@ -431,8 +455,8 @@ public final class LiveDashboards {
     private static final class Poller {
         final long projectId;
         final Map<Long, Set<Subscriber>> byDashboard = new LinkedHashMap<>();
-        /** Dashboards kept fresh, with when (the {@link #clock}'s milliseconds) that ends. */
-        final Map<Long, Long> keptFresh = new LinkedHashMap<>();
+        /** Dashboards kept fresh. */
+        final Map<Long, KeptFresh> keptFresh = new LinkedHashMap<>();
         /** The version the watchers were last recalculated at; null before the first. */
         Long version;
         boolean running;
@@ -474,6 +498,20 @@ public final class LiveDashboards {
                 byDashboard.remove(s.dashboardId);
             }
             return byDashboard.isEmpty();
+        }
+    }
+
+    /** A dashboard kept fresh: times in the {@link #clock}'s milliseconds. */
+    private static final class KeptFresh {
+        /** When it stops being kept fresh (its last read and {@code dashboards.keep-fresh-for}). */
+        long until;
+        /** The version it was last recalculated at; null before. */
+        Long version;
+        /** Its next recalculation not before this: its last one's time, nine times over, after it. */
+        long notBefore;
+
+        KeptFresh(final long until) {
+            this.until = until;
         }
     }
 

@@ -305,6 +305,24 @@ class LiveDashboardsTest {
     }
 
     @Test
+    void aSlowDashboardKeptFreshWaitsNineTimesItsRecalculationBeforeTheNext() throws Exception {
+        source.tiles(DASHBOARD, tile(1, 10));
+        source.onView = () -> clock.addAndGet(100);
+        live.viewed(PROJECT, DASHBOARD);
+        await(live.tickNow());
+        assertThat(source.calculated).hasSize(1);
+
+        source.version.incrementAndGet();
+        clock.addAndGet(899);
+        await(live.tickNow());
+        assertThat(source.calculated).as("100 ms to recalculate: not again within 900 ms").hasSize(1);
+
+        clock.addAndGet(1);
+        await(live.tickNow());
+        assertThat(source.calculated).as("the version that moved meanwhile, once the pause is over").hasSize(2);
+    }
+
+    @Test
     void nothingIsKeptFreshWhenTheTimeIsZero() throws Exception {
         live = new LiveDashboards(vertx, source, NEVER, NEVER, 3, Duration.ZERO, KEEP_FRESH_MAX, clock::get, registry);
         source.tiles(DASHBOARD, tile(1, 10));
@@ -371,6 +389,8 @@ class LiveDashboardsTest {
         final AtomicInteger views = new AtomicInteger();
         /** The dashboards calculated, in order. */
         final List<Long> calculated = new CopyOnWriteArrayList<>();
+        /** Run by every view: a recalculation's time on the test's clock. */
+        volatile Runnable onView = () -> { };
         final AtomicInteger versions = new AtomicInteger();
         final AtomicBoolean failing = new AtomicBoolean();
         final AtomicBoolean gone = new AtomicBoolean();
@@ -391,6 +411,7 @@ class LiveDashboardsTest {
         public Future<Optional<LiveDashboards.View>> view(final long projectId, final long dashboardId) {
             views.incrementAndGet();
             calculated.add(dashboardId);
+            onView.run();
             final Promise<Optional<LiveDashboards.View>> slow = pending.getAndSet(null);
             if (slow != null) {
                 return slow.future();
