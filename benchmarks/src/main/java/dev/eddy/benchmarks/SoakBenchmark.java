@@ -180,8 +180,12 @@ public final class SoakBenchmark {
             }
 
             final Instant soakStart = Instant.now();
+            final double[] keptBefore = keptFreshTimer();
             final double seconds = soak(target);
             final Instant soakEnd = Instant.now();
+            final double[] keptAfter = keptFreshTimer();
+            keptFreshCount = keptAfter[0] - keptBefore[0];
+            keptFreshMeanMillis = (keptAfter[1] - keptBefore[1]) / keptFreshCount * 1000;
             final double drained = drain(soakStart, soakEnd, processing);
             final List<String> mismatches = reconcile(soakStart, soakEnd);
 
@@ -611,6 +615,13 @@ public final class SoakBenchmark {
         return Map.of("heap", metricSum(text, "jvm_memory_used_bytes", "area=\"heap\""), "lag", metricSum(text, "eddy_streams_lag_records", ""));
     }
 
+    /** Eddy's timer of the dashboards it keeps fresh (recalculated after reads, no one watching): count and seconds. */
+    private double[] keptFreshTimer() throws Exception {
+        final String text = apiCall("GET", "/metrics", null);
+        return new double[] {metricSum(text, "eddy_live_recalculation_seconds_count", "dashboards=\"kept_fresh\""),
+                metricSum(text, "eddy_live_recalculation_seconds_sum", "dashboards=\"kept_fresh\"")};
+    }
+
     /** The sum of the series of {@code name} whose labels contain {@code label}; NaN when there is none. */
     static double metricSum(final String metrics, final String name, final String label) {
         double sum = 0;
@@ -640,6 +651,9 @@ public final class SoakBenchmark {
     // --------------------------------------------------------------------------------------------- reconciliation
 
     private double lagAtEnd;
+    /** The dashboard's recalculations in the background during the soak, and their mean time. */
+    private double keptFreshCount;
+    private double keptFreshMeanMillis;
 
     /** Waits until a trend counts every acked soak event; the seconds it took. */
     private double drain(final Instant from, final Instant to, final double processing) throws Exception {
@@ -837,6 +851,8 @@ public final class SoakBenchmark {
         }
         row("rates", "`/flags?v=2` %.0f/s for random persons (2 flags); dashboard (trend + funnel tile, `refresh=force_blocking`) every %.1f s",
                 decideRate, 1 / queryRate);
+        row("dashboard kept fresh (recalculated in the background after reads, once a second after events)", "%,.0f recalculations, mean %.1f ms",
+                keptFreshCount, keptFreshMeanMillis);
         final double[] heap = samples.stream().mapToDouble(Sample::heapMb).filter(v -> !Double.isNaN(v)).toArray();
         final double[] rss = samples.stream().mapToDouble(Sample::rssMb).toArray();
         row("Eddy heap used (samples)", "min %.0f MB, max %.0f MB", Arrays.stream(heap).min().orElse(Double.NaN), Arrays.stream(heap).max().orElse(Double.NaN));
