@@ -9,6 +9,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -354,78 +355,92 @@ public final class EventBlock {
         }
     }
 
-    /** Collects rows into a block. */
+    /**
+     * Collects rows into a block, column by column as they are added; {@link #build} answers the rows added so far and
+     * the builder takes more rows after it (a tail growing a few rows at a time is not built again from its first row).
+     * Not thread-safe.
+     */
     public static final class Builder {
-        private final List<Row> rows = new ArrayList<>();
+        private int size;
+        private long[] times = new long[16];
+        private long[] uuids = new long[32];
+        private final Dictionary persons = new Dictionary(false);
+        private final Dictionary distinctIds = new Dictionary(false);
+        private final Dictionary events = new Dictionary(false);
+        private final Map<String, Dictionary> columns = new LinkedHashMap<>();
+        private final Map<String, Dictionary> groupColumns = new LinkedHashMap<>();
 
         public Builder add(final Row row) {
-            rows.add(row);
+            for (final Map.Entry<Integer, String> group : row.groups().entrySet()) {
+                if (group.getKey() < 0 || group.getKey() >= GROUP_TYPES) {
+                    throw new IllegalArgumentException("group type index " + group.getKey() + " is not from 0 to " + (GROUP_TYPES - 1));
+                }
+            }
+            final int r = size++;
+            if (r == times.length) {
+                times = Arrays.copyOf(times, r * 2);
+                uuids = Arrays.copyOf(uuids, r * 4);
+            }
+            times[r] = row.timeMicros();
+            uuids[r * 2] = row.uuid().getMostSignificantBits();
+            uuids[r * 2 + 1] = row.uuid().getLeastSignificantBits();
+            persons.add(r, Json.mapper().getNodeFactory().textNode(row.person().toString()));
+            distinctIds.add(r, Json.mapper().getNodeFactory().textNode(row.distinctId()));
+            events.add(r, Json.mapper().getNodeFactory().textNode(row.event()));
+            for (final Iterator<Map.Entry<String, JsonNode>> it = row.properties().fields(); it.hasNext();) {
+                final Map.Entry<String, JsonNode> property = it.next();
+                columns.computeIfAbsent(property.getKey(), k -> new Dictionary(true)).add(r, property.getValue());
+            }
+            for (final Map.Entry<Integer, String> group : row.groups().entrySet()) {
+                groupColumns.computeIfAbsent(GROUP + group.getKey(), k -> new Dictionary(true))
+                        .add(r, Json.mapper().getNodeFactory().textNode(group.getValue()));
+            }
             return this;
         }
 
         public int size() {
-            return rows.size();
+            return size;
         }
 
+        /** The rows added so far as a block (its own copy: rows added later are not in it). */
         public EventBlock build() {
-            final int n = rows.size();
-            final long[] times = new long[n];
-            final long[] uuids = new long[n * 2];
-            final Dictionary persons = new Dictionary(false, n);
-            final Dictionary distinctIds = new Dictionary(false, n);
-            final Dictionary events = new Dictionary(false, n);
-            final Map<String, Dictionary> columns = new LinkedHashMap<>();
-            final Map<String, Dictionary> groupColumns = new LinkedHashMap<>();
-            for (int r = 0; r < n; r++) {
-                final Row row = rows.get(r);
-                times[r] = row.timeMicros();
-                uuids[r * 2] = row.uuid().getMostSignificantBits();
-                uuids[r * 2 + 1] = row.uuid().getLeastSignificantBits();
-                persons.add(r, Json.mapper().getNodeFactory().textNode(row.person().toString()));
-                distinctIds.add(r, Json.mapper().getNodeFactory().textNode(row.distinctId()));
-                events.add(r, Json.mapper().getNodeFactory().textNode(row.event()));
-                for (final Iterator<Map.Entry<String, JsonNode>> it = row.properties().fields(); it.hasNext();) {
-                    final Map.Entry<String, JsonNode> property = it.next();
-                    columns.computeIfAbsent(property.getKey(), k -> new Dictionary(true, n)).add(r, property.getValue());
-                }
-                for (final Map.Entry<Integer, String> group : row.groups().entrySet()) {
-                    if (group.getKey() < 0 || group.getKey() >= GROUP_TYPES) {
-                        throw new IllegalArgumentException("group type index " + group.getKey() + " is not from 0 to " + (GROUP_TYPES - 1));
-                    }
-                    groupColumns.computeIfAbsent(GROUP + group.getKey(), k -> new Dictionary(true, n))
-                            .add(r, Json.mapper().getNodeFactory().textNode(group.getValue()));
-                }
-            }
             final Map<String, Column> properties = new LinkedHashMap<>();
-            columns.forEach((key, dictionary) -> properties.put(key, dictionary.column()));
+            columns.forEach((key, dictionary) -> properties.put(key, dictionary.column(size)));
             final Map<String, Column> groups = new LinkedHashMap<>();
-            groupColumns.forEach((name, dictionary) -> groups.put(name, dictionary.column()));
-            return new EventBlock(times, uuids, persons.column(), distinctIds.column(), events.column(), groups, properties);
+            groupColumns.forEach((name, dictionary) -> groups.put(name, dictionary.column(size)));
+            return new EventBlock(Arrays.copyOf(times, size), Arrays.copyOf(uuids, size * 2), persons.column(size), distinctIds.column(size),
+                    events.column(size), groups, properties);
         }
     }
 
-    /** Builds one column: distinct values in order of first appearance; with {@code absent}, code 0 is kept for "none". */
+    /**
+     * Builds one column: distinct values in order of first appearance; with {@code absent}, code 0 is kept for "none"
+     * (the code of rows added before the column's first value, and of rows without it).
+     */
     private static final class Dictionary {
         private final Map<JsonNode, Integer> codes = new HashMap<>();
         private final List<JsonNode> entries = new ArrayList<>();
-        private final int[] rows;
+        private int[] rows = new int[16];
 
-        Dictionary(final boolean absent, final int rowCount) {
-            this.rows = new int[rowCount];
+        Dictionary(final boolean absent) {
             if (absent) {
                 entries.add(null);
             }
         }
 
         void add(final int row, final JsonNode value) {
+            if (row >= rows.length) {
+                rows = Arrays.copyOf(rows, Math.max(rows.length * 2, row + 1));
+            }
             rows[row] = codes.computeIfAbsent(value, v -> {
                 entries.add(v);
                 return entries.size() - 1;
             });
         }
 
-        Column column() {
-            return new Column(entries.toArray(new JsonNode[0]), rows);
+        /** The first {@code count} rows' column. */
+        Column column(final int count) {
+            return new Column(entries.toArray(new JsonNode[0]), Arrays.copyOf(rows, count));
         }
     }
 

@@ -39,6 +39,11 @@ public final class KeptTail {
     private long builtTo = -1;
     private BitSet builtDeleted;
     private EventBlock built;
+    /**
+     * What {@link #built} was built with: a later read of the same first row, with no row up to {@link #builtTo}
+     * deleted since, adds only its newer rows to it.
+     */
+    private EventBlock.Builder builder;
 
     private KeptTail(final boolean keeps) {
         this.keeps = keeps;
@@ -90,9 +95,12 @@ public final class KeptTail {
         if (allKept && built != null && builtFrom == first && builtTo == newest && deletedRows.equals(builtDeleted)) {
             return built;
         }
-        final EventBlock.Builder builder = new EventBlock.Builder();
+        // Rows arrived after the last block built (and none of its rows was deleted since): it goes on from there.
+        final boolean goesOn = allKept && builder != null && builtFrom == first && builtTo < newest
+                && deletedRows.get(0, (int) (builtTo - first + 1)).equals(builtDeleted);
+        final EventBlock.Builder rowsOf = goesOn ? builder : new EventBlock.Builder();
         int next = 0;
-        for (long s = first; s <= newest; s++) {
+        for (long s = goesOn ? builtTo + 1 : first; s <= newest; s++) {
             final EventBlock.Row row;
             if (s < from) {
                 row = rows[(int) (s - low)];
@@ -110,18 +118,19 @@ public final class KeptTail {
                 row = read[next];
             }
             if (row != null && !deleted.test(s)) {
-                builder.add(row);
+                rowsOf.add(row);
             }
         }
-        if (builder.size() == 0) {
+        if (rowsOf.size() == 0) {
             return null;
         }
-        final EventBlock block = builder.build();
+        final EventBlock block = rowsOf.build();
         if (allKept) {
             builtFrom = first;
             builtTo = newest;
             builtDeleted = deletedRows;
             built = block;
+            builder = rowsOf;
         }
         return block;
     }
@@ -179,6 +188,7 @@ public final class KeptTail {
         upTo = -1;
         rows = new EventBlock.Row[0];
         built = null;
+        builder = null;
         builtDeleted = null;
         builtFrom = -1;
         builtTo = -1;

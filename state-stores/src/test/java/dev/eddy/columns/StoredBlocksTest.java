@@ -32,8 +32,10 @@ class StoredBlocksTest {
      */
     private void storeUpTo(final long last, final boolean keepSealedParts) {
         for (long sequence = keys.size(); sequence <= last; sequence++) {
+            // Properties in columns of a few values; one only from row 280 of every 300 on (absent before it).
+            final String properties = "{\"n\":" + sequence % 5 + (sequence % 300 >= 280 ? ",\"late\":\"x" + sequence % 2 + "\"" : "") + "}";
             final TimelineEvent event = new TimelineEvent(1_000_000L * sequence, new UUID(7, sequence), "$pageview", "d", Map.of(),
-                    "{}".getBytes(StandardCharsets.UTF_8));
+                    properties.getBytes(StandardCharsets.UTF_8));
             final Bytes key = TimelineKeys.of(PROJECT, new UUID(1, sequence % 3), event.timeMicros(), event.uuid());
             keys.add(key);
             events.add(event.encode());
@@ -172,6 +174,25 @@ class StoredBlocksTest {
         assertThat(timelineLookups).as("rows 303 to 511 come in their part; 512 to 520 are new").isEqualTo(56);
         assertThat(tail.keptRange()).as("rows 303 to 511 left the tail for their part: kept from the newest row's part")
                 .containsExactly(512, 520);
+    }
+
+    @Test
+    void aTailBlockGrowsFromTheOneBuiltBeforeAndEqualsOneBuiltAfresh() {
+        final KeptTail tail = KeptTail.kept();
+        final BitSet deleted = new BitSet();
+        for (long newest = 256; newest < 320; newest++) {
+            storeUpTo(newest);
+            if (newest == 290) {
+                // A row deleted since the last read: the block is built again without it, and grows from there.
+                deleted.set(270);
+            }
+            final List<EventBlock> kept = new ArrayList<>();
+            final List<EventBlock> fresh = new ArrayList<>();
+            assertThat(read(newest, deleted, tail, kept)).isEqualTo(read(newest, deleted, KeptTail.none(), fresh));
+            final EventBlock grown = kept.get(kept.size() - 1);
+            assertThat(grown.encode()).as("the tail to row %d", newest).isEqualTo(fresh.get(fresh.size() - 1).encode());
+            assertThat(grown.property("n").value(grown.rows() - 1).asInt()).isEqualTo((int) (newest % 5));
+        }
     }
 
     @Test
