@@ -68,6 +68,31 @@ final class BlockAnswers {
     private record Entry(Object answer, long weight) {
     }
 
+    /**
+     * How long a funnel's progress stays unread before it goes. A progress is large (hundreds of bytes a person) and
+     * its shape is asked again only while a tile stays as it is: a tile whose filters changed, or a dashboard deleted,
+     * leaves one nothing will read, which the cache's frequency sketch would otherwise keep over the new tile's.
+     */
+    static final java.time.Duration PROGRESS_IDLE = java.time.Duration.ofMinutes(15);
+
+    /** A progress expires {@link #PROGRESS_IDLE} after its last read or write; every other answer only by size. */
+    private static final com.github.benmanes.caffeine.cache.Expiry<Object, Entry> PROGRESS_EXPIRY = new com.github.benmanes.caffeine.cache.Expiry<>() {
+        @Override
+        public long expireAfterCreate(final Object key, final Entry entry, final long now) {
+            return key instanceof ProgressKey ? PROGRESS_IDLE.toNanos() : Long.MAX_VALUE;
+        }
+
+        @Override
+        public long expireAfterUpdate(final Object key, final Entry entry, final long now, final long left) {
+            return expireAfterCreate(key, entry, now);
+        }
+
+        @Override
+        public long expireAfterRead(final Object key, final Entry entry, final long now, final long left) {
+            return expireAfterCreate(key, entry, now);
+        }
+    };
+
     /** What a kept tail and walk are counted as taking: two parts of rows of about 1 KiB, a block of one, and a block's parts. */
     private static final int TAIL_WEIGHT = 2 * BlockKeys.PART_ROWS * 1024 + BlockKeys.PART_ROWS * 512 + BlockKeys.ROWS * 128;
 
@@ -93,6 +118,11 @@ final class BlockAnswers {
      * @param registry where hits, misses and evictions are counted (as {@code cache.*{cache=block-answers}})
      */
     BlockAnswers(final long maxBytes, final MeterRegistry registry) {
+        this(maxBytes, registry, com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+    }
+
+    /** @param ticker the answers' clock (a funnel's progress expires after {@link #PROGRESS_IDLE} unread) */
+    BlockAnswers(final long maxBytes, final MeterRegistry registry, final com.github.benmanes.caffeine.cache.Ticker ticker) {
         if (maxBytes <= 0) {
             this.answers = null;
             this.tail = null;
@@ -104,7 +134,7 @@ final class BlockAnswers {
                 .weigher((TailKey key, Kept kept) -> TAIL_WEIGHT).recordStats().build();
         // Maintenance (eviction) on the thread that wrote, when no other is at it: a progress that outgrew the budget is
         // evicted as its read ends, so the next query knows (progressFits), and no reader waits for another's.
-        this.answers = Caffeine.newBuilder().maximumWeight(maxBytes).executor(Runnable::run)
+        this.answers = Caffeine.newBuilder().maximumWeight(maxBytes).executor(Runnable::run).ticker(ticker).expireAfter(PROGRESS_EXPIRY)
                 .weigher((Object key, Entry entry) -> (int) Math.min(Integer.MAX_VALUE, entry.weight() + 64 + keyBytes(key)))
                 .evictionListener((Object key, Entry entry, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
                     if (key instanceof ProgressKey progress && cause == com.github.benmanes.caffeine.cache.RemovalCause.SIZE) {

@@ -104,6 +104,32 @@ class BlockAnswersTest {
         assertThat(new BlockAnswers(0, null).progressFits(shape, 1, 0)).as("nothing kept at all").isFalse();
     }
 
+    @Test
+    void aFunnelsProgressUnreadForAQuarterOfAnHourGoesAndOtherAnswersStay() throws Exception {
+        final Instant now = Instant.parse("2026-11-20T12:00:00Z");
+        final FunnelQuery query = FunnelQuery.parse(Json.mapper().readTree("{\"events\":[{\"id\":\"$pageview\",\"order\":0},"
+                + "{\"id\":\"signup\",\"order\":1}],\"date_from\":\"-7d\"}"), ZoneId.of("UTC"), DayOfWeek.SUNDAY, null, now, Optional::empty);
+        final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        final BlockAnswers answers = new BlockAnswers(64 << 20, null, nanos::get);
+        final String shape = query.progressShape().orElseThrow();
+        final FunnelProgress[] seen = new FunnelProgress[3];
+        answers.withProgress(shape, 1, 0, progress -> seen[0] = progress);
+        answers.answer("trend shape", 1, 7, "block id", new BitSet(), () -> "kept", x -> 8);
+        assertThat(answers.size()).isEqualTo(2);
+
+        nanos.addAndGet(BlockAnswers.PROGRESS_IDLE.toNanos() - 1);
+        answers.withProgress(shape, 1, 0, progress -> seen[1] = progress);
+        assertThat(seen[1]).as("read within the quarter hour: kept, and kept longer").isSameAs(seen[0]);
+        nanos.addAndGet(BlockAnswers.PROGRESS_IDLE.toNanos() - 1);
+        assertThat(answers.size()).isEqualTo(2);
+
+        // Past it (the cache's timer wheel turns about every second: a few seconds past).
+        nanos.addAndGet(java.time.Duration.ofSeconds(5).toNanos());
+        assertThat(answers.size()).as("the progress went; the trend's block answer stays").isEqualTo(1);
+        answers.withProgress(shape, 1, 0, progress -> seen[2] = progress);
+        assertThat(seen[2]).as("built anew").isNotSameAs(seen[0]);
+    }
+
     private static long micros(final Instant instant) {
         return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
     }
