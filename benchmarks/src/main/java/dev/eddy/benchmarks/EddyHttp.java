@@ -93,6 +93,28 @@ final class EddyHttp {
         }
     }
 
+    /** The sum of the series of {@code name} whose labels contain {@code label}; NaN when there is none. */
+    static double metricSum(final String metrics, final String name, final String label) {
+        double sum = 0;
+        boolean found = false;
+        for (final String line : metrics.split("\n")) {
+            if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(label)) {
+                final double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                if (!Double.isNaN(v)) {
+                    sum += v;
+                    found = true;
+                }
+            }
+        }
+        return found ? sum : Double.NaN;
+    }
+
+    /** From {@code /metrics}: Eddy's timer of the dashboards it keeps fresh, its count and its total seconds. */
+    static double[] keptFreshTimer(final String metrics) {
+        return new double[] {metricSum(metrics, "eddy_live_recalculation_seconds_count", "dashboards=\"kept_fresh\""),
+                metricSum(metrics, "eddy_live_recalculation_seconds_sum", "dashboards=\"kept_fresh\"")};
+    }
+
     /** The sum of every value of every series of a trend answer. */
     static long total(final JsonNode trend) {
         long total = 0;

@@ -237,13 +237,10 @@ public final class InsightsBenchmark {
      * the other: what a dashboard costs to refresh once its tiles were asked before. Every tile's answer is checked.
      */
     private Timing timeTiles(final List<InsightQuery> queries) throws Exception {
-        final long dashboard = Json.mapper().readTree(eddy.post("/api/projects/1/dashboards/", "{\"name\":\"bench tiles\"}")).path("id").asLong();
         final List<Long> insights = new ArrayList<>();
+        final long dashboard = dashboardOf("bench tiles", queries, java.util.function.UnaryOperator.identity(), insights);
         final List<String> expected = new ArrayList<>();
         for (final InsightQuery q : queries) {
-            final String filters = q.body().replaceFirst("^\\{", "{\"insight\":\"" + ("funnel".equals(q.path()) ? "FUNNELS" : "TRENDS") + "\",");
-            insights.add(Json.mapper().readTree(eddy.post("/api/projects/1/insights/", "{\"name\":\"" + q.name() + "\",\"dashboards\":["
-                    + dashboard + "],\"filters\":" + filters + "}")).path("id").asLong());
             expected.add(q.expected());
         }
         final String url = "/api/projects/1/dashboards/" + dashboard + "/?refresh=force_blocking";
@@ -264,6 +261,22 @@ public final class InsightsBenchmark {
             }
             return true;
         });
+    }
+
+    /**
+     * A new dashboard named {@code name} with each query as a saved insight on it, its body through {@code body} first;
+     * the dashboard's id, the insights' ids added to {@code insights} in order.
+     */
+    private long dashboardOf(final String name, final List<InsightQuery> queries, final java.util.function.UnaryOperator<String> body,
+                             final List<Long> insights) throws Exception {
+        final long dashboard = Json.mapper().readTree(eddy.post("/api/projects/1/dashboards/", "{\"name\":\"" + name + "\"}")).path("id").asLong();
+        for (final InsightQuery q : queries) {
+            final String filters = body.apply(q.body())
+                    .replaceFirst("^\\{", "{\"insight\":\"" + ("funnel".equals(q.path()) ? "FUNNELS" : "TRENDS") + "\",");
+            insights.add(Json.mapper().readTree(eddy.post("/api/projects/1/insights/", "{\"name\":\"" + name + ": " + q.name()
+                    + "\",\"dashboards\":[" + dashboard + "],\"filters\":" + filters + "}")).path("id").asLong());
+        }
+        return dashboard;
     }
 
     /** The saved insight {@code insight} as a dashboard's tile shows it. */
@@ -294,12 +307,8 @@ public final class InsightsBenchmark {
             return;
         }
         eddy.request(io.vertx.core.http.HttpMethod.PATCH, dashboardUrl.replaceFirst("\\?.*", ""), "{\"deleted\":true}");
-        final long dashboard = Json.mapper().readTree(eddy.post("/api/projects/1/dashboards/", "{\"name\":\"bench live tiles\"}")).path("id").asLong();
-        for (final InsightQuery q : queries) {
-            final String filters = q.body().replaceFirst("\"date_from\":\"[^\"]*\",\"date_to\":\"[^\"]*\"", "\"date_from\":\"-" + days + "d\"")
-                    .replaceFirst("^\\{", "{\"insight\":\"" + ("funnel".equals(q.path()) ? "FUNNELS" : "TRENDS") + "\",");
-            eddy.post("/api/projects/1/insights/", "{\"name\":\"live " + q.name() + "\",\"dashboards\":[" + dashboard + "],\"filters\":" + filters + "}");
-        }
+        final long dashboard = dashboardOf("bench live tiles", queries,
+                body -> body.replaceFirst("\"date_from\":\"[^\"]*\",\"date_to\":\"[^\"]*\"", "\"date_from\":\"-" + days + "d\""), new ArrayList<>());
         final String read = "/api/projects/1/dashboards/" + dashboard + "/";
         final String forced = read + "?refresh=force_blocking";
         dashboardUrl = forced;
@@ -378,20 +387,9 @@ public final class InsightsBenchmark {
         return values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     }
 
-    /** Eddy's timer of dashboards kept fresh: its count and its total seconds, from {@code /metrics}. */
+    /** Eddy's timer of dashboards kept fresh: its count and its total seconds. */
     private double[] recalculationTimer() throws Exception {
-        final double[] timer = new double[2];
-        eddy.request(io.vertx.core.http.HttpMethod.GET, "/metrics", null).lines()
-                .filter(l -> l.startsWith("eddy_live_recalculation_seconds_") && l.contains("dashboards=\"kept_fresh\""))
-                .forEach(l -> {
-                    final double value = Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-                    if (l.startsWith("eddy_live_recalculation_seconds_count")) {
-                        timer[0] = value;
-                    } else if (l.startsWith("eddy_live_recalculation_seconds_sum")) {
-                        timer[1] = value;
-                    }
-                });
-        return timer;
+        return EddyHttp.keptFreshTimer(eddy.request(io.vertx.core.http.HttpMethod.GET, "/metrics", null));
     }
 
     /**

@@ -612,30 +612,12 @@ public final class SoakBenchmark {
     /** Eddy's heap in use (every heap pool) and its stream threads' consumer lag (NaN when not exposed), from /metrics. */
     private Map<String, Double> metrics() throws Exception {
         final String text = apiCall("GET", "/metrics", null);
-        return Map.of("heap", metricSum(text, "jvm_memory_used_bytes", "area=\"heap\""), "lag", metricSum(text, "eddy_streams_lag_records", ""));
+        return Map.of("heap", EddyHttp.metricSum(text, "jvm_memory_used_bytes", "area=\"heap\""), "lag", EddyHttp.metricSum(text, "eddy_streams_lag_records", ""));
     }
 
     /** Eddy's timer of the dashboards it keeps fresh (recalculated after reads, no one watching): count and seconds. */
     private double[] keptFreshTimer() throws Exception {
-        final String text = apiCall("GET", "/metrics", null);
-        return new double[] {metricSum(text, "eddy_live_recalculation_seconds_count", "dashboards=\"kept_fresh\""),
-                metricSum(text, "eddy_live_recalculation_seconds_sum", "dashboards=\"kept_fresh\"")};
-    }
-
-    /** The sum of the series of {@code name} whose labels contain {@code label}; NaN when there is none. */
-    static double metricSum(final String metrics, final String name, final String label) {
-        double sum = 0;
-        boolean found = false;
-        for (final String line : metrics.split("\n")) {
-            if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(label)) {
-                final double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                if (!Double.isNaN(v)) {
-                    sum += v;
-                    found = true;
-                }
-            }
-        }
-        return found ? sum : Double.NaN;
+        return EddyHttp.keptFreshTimer(apiCall("GET", "/metrics", null));
     }
 
     /** Eddy's resident set (VmRSS), bytes. */

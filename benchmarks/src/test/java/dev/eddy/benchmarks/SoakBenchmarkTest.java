@@ -19,10 +19,10 @@ class SoakBenchmarkTest {
 
     @Test
     void heapIsTheSumOfTheHeapPoolsOnly() {
-        assertThat(SoakBenchmark.metricSum(METRICS, "jvm_memory_used_bytes", "area=\"heap\"")).isEqualTo(1.55e8);
-        assertThat(SoakBenchmark.metricSum(METRICS, "eddy_streams_lag_records", "")).isEqualTo(1234.0);
-        assertThat(SoakBenchmark.metricSum(METRICS, "eddy_absent", "")).isNaN();
-        assertThat(SoakBenchmark.metricSum("eddy_streams_lag_records NaN\n", "eddy_streams_lag_records", "")).isNaN();
+        assertThat(EddyHttp.metricSum(METRICS, "jvm_memory_used_bytes", "area=\"heap\"")).isEqualTo(1.55e8);
+        assertThat(EddyHttp.metricSum(METRICS, "eddy_streams_lag_records", "")).isEqualTo(1234.0);
+        assertThat(EddyHttp.metricSum(METRICS, "eddy_absent", "")).isNaN();
+        assertThat(EddyHttp.metricSum("eddy_streams_lag_records NaN\n", "eddy_streams_lag_records", "")).isNaN();
     }
 
     @Test
