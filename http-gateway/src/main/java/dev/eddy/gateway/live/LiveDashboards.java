@@ -107,17 +107,41 @@ public final class LiveDashboards {
         }
     }
 
-    /**
-     * One tile as pushed.
-     *
-     * @param data       the event's data: {@code tile_id}, {@code insight_id}, {@code result}, {@code last_refresh}, ...
-     * @param comparable the data without {@code last_refresh}, serialized: what must differ for the tile to be pushed
-     */
-    public record Tile(long tileId, ObjectNode data, String comparable) {
+    /** One tile as pushed: its data ({@code tile_id}, {@code insight_id}, {@code result}, {@code last_refresh}, ...). */
+    public static final class Tile {
+        private final long tileId;
+        private final ObjectNode data;
+        /** Made on first use, on the pollers' context. */
+        private String comparable;
+
+        private Tile(final long tileId, final ObjectNode data) {
+            this.tileId = tileId;
+            this.data = data;
+        }
+
         public static Tile of(final long tileId, final ObjectNode data) {
-            final ObjectNode withoutTime = data.deepCopy();
-            withoutTime.remove("last_refresh");
-            return new Tile(tileId, data, write(withoutTime));
+            return new Tile(tileId, data);
+        }
+
+        public long tileId() {
+            return tileId;
+        }
+
+        public ObjectNode data() {
+            return data;
+        }
+
+        /**
+         * The data without {@code last_refresh}, serialized: what must differ for the tile to be pushed. Made once, and
+         * only when a watcher compares it (a dashboard kept fresh with no watcher pushes nothing).
+         */
+        String comparable() {
+            if (comparable == null) {
+                final ObjectNode withoutTime = data.deepCopy();
+                withoutTime.remove("last_refresh");
+                comparable = write(withoutTime);
+            }
+            return comparable;
         }
     }
 
