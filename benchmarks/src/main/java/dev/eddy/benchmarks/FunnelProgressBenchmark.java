@@ -88,8 +88,10 @@ public final class FunnelProgressBenchmark {
         System.out.printf("fresh evaluation (baseline)          p50 %8.2f ms%n", freshMs);
         System.out.printf("first read, building the progress    p50 %8.2f ms  ratio %.2f%n", buildMs, buildMs / freshMs);
         System.out.printf("read again, nothing new              p50 %8.2f ms  ratio %.3f%n", againMs, againMs / freshMs);
-        final double liveP50 = median(liveMs);
-        System.out.printf("read after %,d newer events sealed   p50 %8.2f ms  ratio %.3f%n", BlockKeys.ROWS, liveP50, liveP50 / freshMs);
+        if (live > 0) {
+            final double liveP50 = median(liveMs);
+            System.out.printf("read after %,d newer events sealed   p50 %8.2f ms  ratio %.3f%n", BlockKeys.ROWS, liveP50, liveP50 / freshMs);
+        }
 
         // The heap after collections, without and with one more progress built (held until measured).
         final long without = usedAfterGc();

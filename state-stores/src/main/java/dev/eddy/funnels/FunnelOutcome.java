@@ -15,8 +15,13 @@ public record FunnelOutcome(int stepReached, boolean excluded, double[] timings)
         timings = timings.clone();
     }
 
+    /** The outcomes of the first steps without timings, shared (the first step's has none). */
+    private static final FunnelOutcome[] UNTIMED = java.util.stream.IntStream.range(0, 8)
+            .mapToObj(step -> new FunnelOutcome(step, false, new double[0])).toArray(FunnelOutcome[]::new);
+
     public static FunnelOutcome reached(final int step, final double[] timings) {
-        return new FunnelOutcome(step, false, timings);
+        // Most persons of a funnel stop at its first step: one outcome for them all (a kept funnel holds one a person).
+        return timings.length == 0 && step >= 0 && step < UNTIMED.length ? UNTIMED[step] : new FunnelOutcome(step, false, timings);
     }
 
     /** Whether the actor counts in the funnel at all (entered and not excluded). */

@@ -49,6 +49,11 @@ import java.util.function.Supplier;
  * fails part way (a block removed under it, the query cancelled) forgets everything, and the next builds again from
  * nothing.
  *
+ * <p>The persons are kept in arrays by a number each is given ({@link KeptPersons}): rows as ints (a unit's ordinal
+ * and the row), evaluations {@link OrderedFunnel.Run#freeze frozen} to longs, and each unit's persons as packed
+ * numbers ({@link PersonNumbers}); about 300 bytes a person of a 3-step funnel over 20 events each, where objects took
+ * 630 (bench-funnel-progress).
+ *
  * <p>Not thread-safe on its own: {@link #read} holds the instance's lock.
  */
 public final class FunnelProgress {
@@ -87,94 +92,14 @@ public final class FunnelProgress {
     public record UnsealedBlock(EventBlock block, BitSet deleted) {
     }
 
-    private record Applied(Object content, BitSet deleted) {
-    }
-
-    private static final long[] NO_ROWS = {};
-
-    /** What is kept of one person with funnel rows in the units. */
-    private static final class Kept {
-        /**
-         * Its funnel rows, the first {@link #count}: each the unit's number shifted by {@link #ROW_BITS}, or'ed with
-         * the row. Grown in place: a live dashboard appends a few rows a person at every read.
-         */
-        long[] rows = NO_ROWS;
-        int count;
-        /**
-         * What it adds to the answer from those rows (null when nothing): a funnel that goes on ({@link #run}) or is
-         * {@link FunnelQuery#tallied tallied} has one outcome a person, kept as such (and in {@link #tally}); other
-         * funnels a {@link Contribution}.
-         */
-        FunnelOutcome outcome;
-        Contribution contribution;
-        /** A funnel whose evaluations go on with later rows ({@link FunnelQuery#run}): its evaluation after them. */
-        OrderedFunnel.Run run;
-        /** Whether {@link #contribution} (and {@link #run}) are from its rows as they are. */
-        boolean evaluated;
-        long bytes;
-
-        void append(final long[] more) {
-            if (count + more.length > rows.length) {
-                // Half again to spare: a person's rows come a few at a time (copied less often), and most persons
-                // have a dozen or two (little left unused).
-                final int needed = count + more.length;
-                rows = Arrays.copyOf(rows, needed + (needed >> 1));
-            }
-            System.arraycopy(more, 0, rows, count, more.length);
-            count += more.length;
+    /**
+     * A unit as applied: its content and deleted rows, and its ordinal (a number given while it is kept, in the
+     * entries of its rows: {@link #entry}).
+     */
+    private record Applied(Object content, BitSet deleted, int ordinal) {
+        Applied with(final BitSet deletedNow) {
+            return new Applied(content, deletedNow, ordinal);
         }
-
-        /** Forgets the rows {@code drop} says; whether there were any. */
-        boolean removeIf(final java.util.function.LongPredicate drop) {
-            int kept = 0;
-            for (int i = 0; i < count; i++) {
-                if (!drop.test(rows[i])) {
-                    rows[kept++] = rows[i];
-                }
-            }
-            final boolean removed = kept < count;
-            count = kept;
-            return removed;
-        }
-
-        boolean hasRowsOf(final long number) {
-            for (int i = 0; i < count; i++) {
-                if (rows[i] >>> ROW_BITS == number) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /**
-         * What it takes: this, its rows, outcome or contribution and run, its entry in {@link #persons} and the uuid
-         * naming it there.
-         */
-        long weigh() {
-            bytes = 48 + 16 + 8L * rows.length + (outcome == null ? 0 : FunnelProgress.weigh(outcome))
-                    + (contribution == null ? 0 : contribution.memoryBytes()) + (run == null ? 0 : run.memoryBytes()) + 40 + 32;
-            return bytes;
-        }
-
-        void forgetEvaluation() {
-            evaluated = false;
-            outcome = null;
-            contribution = null;
-            run = null;
-        }
-
-        void addTo(final FunnelQuery.Partial into, final List<FunnelOutcome> noBreakdown, final int periodCount) {
-            if (outcome != null) {
-                noBreakdown.add(outcome);
-            } else if (contribution != null) {
-                contribution.addTo(into, periodCount);
-            }
-        }
-    }
-
-    /** What an outcome takes (the two without timings are shared). */
-    private static long weigh(final FunnelOutcome outcome) {
-        return outcome.timings().length == 0 ? 0 : 24 + 16 + 8L * outcome.timings().length;
     }
 
     /** A person's rows being filled ({@link #tailRows}) and its contribution with them (null: it adds nothing). */
@@ -267,16 +192,23 @@ public final class FunnelProgress {
     }
 
     private final Map<Long, Applied> blocks = new HashMap<>();
-    /** Per block, the persons with funnel rows in it. */
-    private final Map<Long, UUID[]> personsOf = new HashMap<>();
-    /** Per person with funnel rows in the units, what is kept of it (one lookup a person a read). */
-    private final Map<UUID, Kept> persons = new HashMap<>();
-    /** Bits of a row number in an entry of {@link Kept#rows} (a block has at most 4,096 rows). */
+    /** Per unit, the numbers of the persons with funnel rows in it ({@link PersonNumbers packed}). */
+    private final Map<Long, byte[]> personsOf = new HashMap<>();
+    /** The persons with funnel rows in the units: their rows, evaluations, outcomes (one lookup a person a read). */
+    private KeptPersons persons = new KeptPersons();
+    /**
+     * Bits of a row in an entry (a block has at most 4,096 rows): an entry is an int, the unit's ordinal in the bits
+     * above, so a partition may keep 2^19 units (of 2^31 rows) at once.
+     */
     private static final int ROW_BITS = 13;
-    private static final long ROW_MASK = (1L << ROW_BITS) - 1;
-    /** What the entries of {@link #persons} took at the last read (each weighed when it was evaluated). */
-    private long personsWeight;
-    /** The sum of every kept person's {@link Kept#outcome}; made at the first read. */
+    private static final int ROW_MASK = (1 << ROW_BITS) - 1;
+    private static final int MAX_ORDINALS = 1 << (Integer.SIZE - ROW_BITS);
+    /** Per ordinal given, its unit's number. */
+    private long[] unitOfOrdinal = new long[64];
+    /** Ordinals of units no longer kept, to give again. */
+    private final IntList freeOrdinals = new IntList();
+    private int ordinals;
+    /** The sum of every kept person's outcome; made at the first read. */
     private FunnelTally.Running tally;
     /**
      * The last read's snapshot of the tally without its tail persons' outcomes, the tally's version after it and those
@@ -407,12 +339,11 @@ public final class FunnelProgress {
         // Persons evaluated again from all their rows: those with rows in a unit gone, or among rows deleted since.
         final Set<UUID> changed = new HashSet<>();
         for (final long number : gone) {
-            changed.addAll(Arrays.asList(personsOf.getOrDefault(number, new UUID[0])));
-            unindex(number);
+            unindex(number, changed);
         }
         thinned.forEach((number, deleted) -> {
             unindexRows(number, deleted, changed);
-            blocks.put(number, new Applied(blocks.get(number).content(), current.get(number).deleted()));
+            blocks.put(number, blocks.get(number).with(current.get(number).deleted()));
         });
 
         // The rows of the fresh units. A person whose new rows all come after its evaluation's last event goes on from
@@ -422,24 +353,30 @@ public final class FunnelProgress {
         final List<UnitRows> freshRows = new ArrayList<>();
         final List<EventBlock> freshBlocks = new ArrayList<>();
         final List<int[]> freshTaken = new ArrayList<>();
-        for (final Unit b : fresh) {
+        final int[] freshOrdinals = new int[fresh.size()];
+        for (int u = 0; u < fresh.size(); u++) {
+            final Unit b = fresh.get(u);
             check.run();
             final EventBlock block = load(b);
             final int[] taken = taken(block, b.deleted(), freshFrom.getOrDefault(b.number(), 0));
             later.add(block, b.deleted(), taken);
-            freshRows.add(rowsByActor(later, b.number()));
+            // A block that took its parts' rows over keeps their ordinal; any other fresh unit is given one.
+            final Applied adopted = blocks.get(b.number());
+            freshOrdinals[u] = adopted != null ? adopted.ordinal() : newOrdinal(b.number());
+            freshRows.add(rowsByActor(later, freshOrdinals[u]));
             freshBlocks.add(block);
             freshTaken.add(taken);
         }
         // Each person with fresh rows is looked up once: its record by its index among the fresh rows' actors.
-        final Kept[] keptOf = new Kept[later.actorCount()];
+        final int[] keptOf = new int[later.actorCount()];
+        Arrays.fill(keptOf, -1);
         final Map<UUID, Extension> extended = new HashMap<>();
         if (resumable) {
             later.finishEach((index, actor, events) -> {
                 final UUID person = (UUID) actor;
-                final Kept kept = persons.get(person);
+                final int kept = persons.numberOf(person);
                 keptOf[index] = kept;
-                if (changed.contains(person) || kept != null && (kept.run == null || !kept.run.continuesAt(events.get(0).timeMicros()))) {
+                if (changed.contains(person) || kept >= 0 && !goesOnAt(kept, events.get(0).timeMicros())) {
                     changed.add(person);
                 } else {
                     extended.put(person, new Extension(index, events));
@@ -473,8 +410,8 @@ public final class FunnelProgress {
             if (events != null && !changed.contains(person)) {
                 final Extension before = extended.get(person);
                 final long last = before != null ? before.events().get(before.events().size() - 1).timeMicros() : Long.MIN_VALUE;
-                final Kept kept = persons.get(person);
-                if (events.get(0).timeMicros() > last && (kept == null || kept.run != null && kept.run.continuesAt(events.get(0).timeMicros()))) {
+                final int kept = persons.numberOf(person);
+                if (events.get(0).timeMicros() > last && (kept < 0 || goesOnAt(kept, events.get(0).timeMicros()))) {
                     goingOn.put(person, events);
                     return;
                 }
@@ -513,70 +450,55 @@ public final class FunnelProgress {
 
         // Kept from now on: the units as they are, whose rows are where, and the changed persons' contributions.
         for (final UUID person : changed) {
-            final Kept kept = persons.get(person);
-            if (kept != null) {
-                count(kept, null);
-                kept.forgetEvaluation();
+            final int kept = persons.numberOf(person);
+            if (kept >= 0) {
+                recount(persons.outcome(kept), null);
+                persons.forgetEvaluation(kept);
             }
         }
         for (int u = 0; u < fresh.size(); u++) {
             final Unit b = fresh.get(u);
-            blocks.put(b.number(), new Applied(b.content(), b.deleted()));
+            blocks.put(b.number(), new Applied(b.content(), b.deleted(), freshOrdinals[u]));
             final UnitRows unit = freshRows.get(u);
-            final UUID[] inUnit = new UUID[unit.actors().length];
+            final int[] inUnit = new int[unit.actors().length];
             for (int i = 0; i < inUnit.length; i++) {
                 final int actor = unit.actors()[i];
-                inUnit[i] = (UUID) later.actorKey(actor);
-                Kept kept = keptOf[actor];
-                if (kept == null) {
-                    kept = persons.computeIfAbsent(inUnit[i], p -> new Kept());
-                    keptOf[actor] = kept;
+                if (keptOf[actor] < 0) {
+                    keptOf[actor] = persons.add((UUID) later.actorKey(actor));
                 }
-                kept.append(unit.rows()[i]);
+                inUnit[i] = keptOf[actor];
+                persons.append(keptOf[actor], unit.rows()[i]);
             }
-            final UUID[] adopted = personsOf.get(b.number());
-            if (adopted == null) {
-                personsOf.put(b.number(), inUnit);
-            } else {
-                // A block that took its parts' rows over: their persons and those of its new rows.
-                final Set<UUID> both = new HashSet<>(Arrays.asList(adopted));
-                both.addAll(Arrays.asList(inUnit));
-                personsOf.put(b.number(), both.toArray(UUID[]::new));
-            }
+            // A block that took its parts' rows over: their persons and those of its new rows.
+            personsOf.merge(b.number(), PersonNumbers.pack(inUnit), PersonNumbers::union);
         }
         again.finishEach((actor, events) -> {
-            final Kept kept = persons.get((UUID) actor);
+            final int kept = persons.numberOf((UUID) actor);
             if (resumable) {
-                kept.run = query.run().orElseThrow();
-                kept.run.fold(events);
-                count(kept, kept.run.outcome());
+                final OrderedFunnel.Run run = query.run().orElseThrow();
+                run.fold(events);
+                persons.evaluate(kept, run.freeze(), recount(persons.outcome(kept), run.outcome()), null);
             } else if (query.tallied()) {
-                count(kept, query.outcome(events));
+                persons.evaluate(kept, null, recount(persons.outcome(kept), query.outcome(events)), null);
             } else {
-                kept.contribution = query.contribution(events);
+                persons.evaluate(kept, null, null, query.contribution(events));
             }
-            kept.evaluated = true;
-            reweigh(kept);
         });
         for (final Extension extension : extended.values()) {
-            final List<FunnelEvent> events = extension.events();
-            final Kept kept = keptOf[extension.actor()];
-            if (kept.run == null) {
-                // No rows kept before these: its evaluation starts with them.
-                kept.run = query.run().orElseThrow();
-            }
-            kept.run.fold(events);
-            final FunnelOutcome outcome = kept.run.outcome();
-            if (kept.outcome == null ? outcome.counts() : !kept.outcome.equals(outcome)) {
-                count(kept, outcome);
-            }
-            kept.evaluated = true;
-            reweigh(kept);
+            final int kept = keptOf[extension.actor()];
+            // No run kept (no rows before these): its evaluation starts with them.
+            final long[] frozen = persons.run(kept);
+            final OrderedFunnel.Run run = frozen == null ? query.run().orElseThrow() : query.thaw(frozen);
+            run.fold(extension.events());
+            final FunnelOutcome outcome = run.outcome();
+            final FunnelOutcome had = persons.outcome(kept);
+            final boolean same = had == null ? !outcome.counts() : had.equals(outcome);
+            persons.evaluate(kept, run.freeze(), same ? had : recount(had, outcome), null);
         }
         tailed.keySet().retainAll(tail.uuids().keySet());
         goingOn.forEach((person, events) -> {
-            final Kept kept = persons.get(person);
-            final OrderedFunnel.Run run = kept != null ? kept.run.copy() : query.run().orElseThrow();
+            final int kept = persons.numberOf(person);
+            final OrderedFunnel.Run run = kept >= 0 ? query.thaw(persons.run(kept)) : query.run().orElseThrow();
             run.fold(events);
             tailed.put(person, new Tailed(tail.uuids().get(person), Contribution.of(run.outcome())));
         });
@@ -588,8 +510,8 @@ public final class FunnelProgress {
         check.run();
 
         for (final UUID person : changed) {
-            final Kept kept = persons.get(person);
-            if (kept != null && !kept.evaluated) {
+            final int kept = persons.numberOf(person);
+            if (kept >= 0 && !persons.evaluated(kept)) {
                 throw new IllegalStateException("person " + person + " has rows but no evaluation");
             }
         }
@@ -600,9 +522,9 @@ public final class FunnelProgress {
         if (query.tallied()) {
             final List<FunnelOutcome> tailedOut = new ArrayList<>();
             for (final UUID person : tail.uuids().keySet()) {
-                final Kept kept = persons.get(person);
-                if (kept != null && kept.outcome != null) {
-                    tailedOut.add(kept.outcome);
+                final int kept = persons.numberOf(person);
+                if (kept >= 0 && persons.outcome(kept) != null) {
+                    tailedOut.add(persons.outcome(kept));
                 }
             }
             copiedTallyLastRead = snapshot == null || snapshotVersion != tally.version() || !sameOutcomes(tailedOut, snapshotWithout);
@@ -616,9 +538,23 @@ public final class FunnelProgress {
             into.add(snapshot);
         } else {
             final List<FunnelOutcome> noBreakdown = into.outcomes.computeIfAbsent(List.of(), v -> new ArrayList<>());
-            for (final Map.Entry<UUID, Kept> entry : persons.entrySet()) {
-                if (!tail.uuids().containsKey(entry.getKey())) {
-                    entry.getValue().addTo(into, noBreakdown, periodCount);
+            final BitSet inTail = new BitSet();
+            for (final UUID person : tail.uuids().keySet()) {
+                final int kept = persons.numberOf(person);
+                if (kept >= 0) {
+                    inTail.set(kept);
+                }
+            }
+            final BitSet live = persons.live();
+            for (int kept = live.nextSetBit(0); kept >= 0; kept = live.nextSetBit(kept + 1)) {
+                if (inTail.get(kept)) {
+                    continue;
+                }
+                // A funnel whose persons go on without being tallied (time to convert) keeps outcomes; others contributions.
+                if (persons.outcome(kept) != null) {
+                    noBreakdown.add(persons.outcome(kept));
+                } else if (persons.contribution(kept) != null) {
+                    persons.contribution(kept).addTo(into, periodCount);
                 }
             }
             if (noBreakdown.isEmpty()) {
@@ -635,7 +571,7 @@ public final class FunnelProgress {
         if (!gone.isEmpty() || !fresh.isEmpty() || !thinned.isEmpty() || baseWeight == 0) {
             baseWeight = weighUnits();
         }
-        weight = baseWeight + personsWeight + weighTails() + tally.memoryBytes() + (snapshot == null ? 0 : snapshot.memoryBytes());
+        weight = baseWeight + persons.memoryBytes() + weighTails() + tally.memoryBytes() + (snapshot == null ? 0 : snapshot.memoryBytes());
     }
 
     /** Whether the two lists hold the same blocks (the same objects) with the same deleted rows, in the same order. */
@@ -664,28 +600,57 @@ public final class FunnelProgress {
         return true;
     }
 
-    /** Makes {@code outcome} (null: none) the kept person's, in the tally too. */
-    private void count(final Kept kept, final FunnelOutcome outcome) {
-        if (kept.outcome != null) {
-            tally.remove(kept.outcome);
+    /**
+     * A kept person's outcome {@code had} (null: none) becomes {@code outcome} in the tally; what to keep as its
+     * outcome (null when it does not count).
+     */
+    private FunnelOutcome recount(final FunnelOutcome had, final FunnelOutcome outcome) {
+        if (had != null) {
+            tally.remove(had);
         }
-        kept.outcome = outcome == null || !outcome.counts() ? null : outcome;
-        if (kept.outcome != null) {
-            tally.add(kept.outcome);
+        final FunnelOutcome counted = outcome == null || !outcome.counts() ? null : outcome;
+        if (counted != null) {
+            tally.add(counted);
         }
+        return counted;
     }
 
-    /** Weighs a kept person again, and the persons' weight with it. */
-    private void reweigh(final Kept kept) {
-        personsWeight -= kept.bytes;
-        personsWeight += kept.weigh();
+    /** Whether the kept person's evaluation goes on with events from {@code timeMicros} on (it has one, and they are later). */
+    private boolean goesOnAt(final int kept, final long timeMicros) {
+        final long[] run = persons.run(kept);
+        return run != null && OrderedFunnel.continuesAt(run, timeMicros);
     }
 
     /** Forgets a person with no rows left, its outcome and weight. */
-    private void drop(final UUID person) {
-        final Kept kept = persons.remove(person);
-        count(kept, null);
-        personsWeight -= kept.bytes;
+    private void drop(final int kept) {
+        recount(persons.outcome(kept), null);
+        persons.drop(kept);
+    }
+
+    /** An entry of a person's rows: row {@code row} of the unit given {@code ordinal}. */
+    private static int entry(final int ordinal, final int row) {
+        return ordinal << ROW_BITS | row;
+    }
+
+    private static int ordinalOf(final int entry) {
+        return entry >>> ROW_BITS;
+    }
+
+    /** An ordinal for unit {@code number} (one given up before, if any). */
+    private int newOrdinal(final long number) {
+        final int ordinal;
+        if (freeOrdinals.size() > 0) {
+            ordinal = freeOrdinals.removeLast();
+        } else if (ordinals < MAX_ORDINALS) {
+            ordinal = ordinals++;
+            if (ordinal == unitOfOrdinal.length) {
+                unitOfOrdinal = Arrays.copyOf(unitOfOrdinal, ordinal * 2);
+            }
+        } else {
+            throw new IllegalStateException("a funnel progress keeps at most " + MAX_ORDINALS + " units of a partition");
+        }
+        unitOfOrdinal[ordinal] = number;
+        return ordinal;
     }
 
     /** Rows {@code from} on of {@code block} but the deleted ones, ascending; null for all of them but the deleted. */
@@ -776,26 +741,29 @@ public final class FunnelProgress {
         if (!back.isEmpty()) {
             return 0;
         }
-        final Set<UUID> taken = new HashSet<>();
+        final int ordinal = newOrdinal(block.number());
+        byte[] taken = PersonNumbers.pack(new int[0]);
         for (int p = 0; p < parts.size(); p++) {
             final long part = parts.get(p);
-            final long offset = offsets[p];
-            final UUID[] had = personsOf.remove(part);
-            blocks.remove(part);
+            final int offset = offsets[p];
+            final int partOrdinal = blocks.remove(part).ordinal();
+            final byte[] had = personsOf.remove(part);
             gone.remove(part);
-            for (final UUID person : had == null ? new UUID[0] : had) {
-                taken.add(person);
-                final Kept kept = persons.get(person);
-                final long[] entries = kept.rows;
-                for (int i = 0; i < kept.count; i++) {
-                    if (entries[i] >>> ROW_BITS == part) {
-                        entries[i] = block.number() << ROW_BITS | (offset + (entries[i] & ROW_MASK));
+            if (had != null) {
+                for (final int kept : PersonNumbers.unpack(had)) {
+                    for (int i = 0; i < persons.rowCount(kept); i++) {
+                        final int entry = persons.row(kept, i);
+                        if (ordinalOf(entry) == partOrdinal) {
+                            persons.setRow(kept, i, entry(ordinal, offset + (entry & ROW_MASK)));
+                        }
                     }
                 }
+                taken = PersonNumbers.union(taken, had);
             }
+            freeOrdinals.add(partOrdinal);
         }
-        personsOf.put(block.number(), taken.toArray(UUID[]::new));
-        blocks.put(block.number(), new Applied(block.content(), deletedBefore));
+        personsOf.put(block.number(), taken);
+        blocks.put(block.number(), new Applied(block.content(), deletedBefore, ordinal));
         final BitSet added = (BitSet) deletedNow.clone();
         added.andNot(deletedBefore);
         if (!added.isEmpty()) {
@@ -808,12 +776,12 @@ public final class FunnelProgress {
     private record Extension(int actor, List<FunnelEvent> events) {
     }
 
-    /** A unit's rows per actor: actors by their index in the collector, each with its rows as {@link Kept#rows} entries. */
-    private record UnitRows(int[] actors, long[][] rows) {
+    /** A unit's rows per actor: actors by their index in the collector, each with its rows as {@link #entry entries}. */
+    private record UnitRows(int[] actors, int[][] rows) {
     }
 
-    /** The rows {@code collector}'s last add took from unit {@code number}, per actor. */
-    private static UnitRows rowsByActor(final FunnelQuery.BlockRowsCollector collector, final long number) {
+    /** The rows {@code collector}'s last add took from the unit given {@code ordinal}, per actor. */
+    private static UnitRows rowsByActor(final FunnelQuery.BlockRowsCollector collector, final int ordinal) {
         // Each row as (actor, row) in one long, sorted: each actor's rows ascending in one run.
         final FunnelQuery.RowsTaken taken = collector.lastBlockRows();
         final long[] pairs = new long[taken.size()];
@@ -822,33 +790,33 @@ public final class FunnelProgress {
         }
         Arrays.sort(pairs);
         final IntList actors = new IntList();
-        final List<long[]> rows = new ArrayList<>();
+        final List<int[]> rows = new ArrayList<>();
         for (int i = 0; i < pairs.length; ) {
             final int actor = (int) (pairs[i] >>> 32);
             int j = i + 1;
             while (j < pairs.length && (int) (pairs[j] >>> 32) == actor) {
                 j++;
             }
-            final long[] entries = new long[j - i];
+            final int[] entries = new int[j - i];
             for (int k = i; k < j; k++) {
-                entries[k - i] = number << ROW_BITS | (pairs[k] & 0xFFFF_FFFFL);
+                entries[k - i] = entry(ordinal, (int) pairs[k]);
             }
             actors.add(actor);
             rows.add(entries);
             i = j;
         }
-        return new UnitRows(actors.toArray(), rows.toArray(long[][]::new));
+        return new UnitRows(actors.toArray(), rows.toArray(int[][]::new));
     }
 
     /** The rows of {@code who} in the units kept (those gone are unindexed by now), per unit. */
     private void collect(final Set<UUID> who, final Map<Long, Unit> current, final Map<Long, IntList> into) {
         for (final UUID person : who) {
-            final Kept kept = persons.get(person);
-            for (int i = 0; kept != null && i < kept.count; i++) {
-                final long entry = kept.rows[i];
-                final long number = entry >>> ROW_BITS;
+            final int kept = persons.numberOf(person);
+            for (int i = 0; kept >= 0 && i < persons.rowCount(kept); i++) {
+                final int entry = persons.row(kept, i);
+                final long number = unitOfOrdinal[ordinalOf(entry)];
                 if (current.containsKey(number)) {
-                    into.computeIfAbsent(number, n -> new IntList()).add((int) (entry & ROW_MASK));
+                    into.computeIfAbsent(number, n -> new IntList()).add(entry & ROW_MASK);
                 }
             }
         }
@@ -859,24 +827,34 @@ public final class FunnelProgress {
      * removed them); the persons they were of join {@code changed}.
      */
     private void unindexRows(final long number, final BitSet deleted, final Set<UUID> changed) {
-        final UUID[] inUnit = personsOf.get(number);
+        final byte[] inUnit = personsOf.get(number);
         if (inUnit == null) {
             return;
         }
-        final List<UUID> left = new ArrayList<>(inUnit.length);
-        for (final UUID person : inUnit) {
-            final Kept kept = persons.get(person);
-            if (kept.removeIf(e -> e >>> ROW_BITS == number && deleted.get((int) (e & ROW_MASK)))) {
-                changed.add(person);
-                if (kept.count == 0) {
-                    drop(person);
+        final int ordinal = blocks.get(number).ordinal();
+        final IntList left = new IntList();
+        for (final int kept : PersonNumbers.unpack(inUnit)) {
+            if (persons.removeRowsIf(kept, e -> ordinalOf(e) == ordinal && deleted.get(e & ROW_MASK))) {
+                changed.add(persons.uuid(kept));
+                if (persons.rowCount(kept) == 0) {
+                    drop(kept);
+                    continue;
                 }
             }
-            if (kept.hasRowsOf(number)) {
-                left.add(person);
+            if (hasRowsOf(kept, ordinal)) {
+                left.add(kept);
             }
         }
-        personsOf.put(number, left.toArray(UUID[]::new));
+        personsOf.put(number, PersonNumbers.pack(left.toArray()));
+    }
+
+    private boolean hasRowsOf(final int kept, final int ordinal) {
+        for (int i = 0; i < persons.rowCount(kept); i++) {
+            if (ordinalOf(persons.row(kept, i)) == ordinal) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A growable list of ints. */
@@ -895,6 +873,18 @@ public final class FunnelProgress {
             return Arrays.copyOf(values, size);
         }
 
+        int size() {
+            return size;
+        }
+
+        int removeLast() {
+            return values[--size];
+        }
+
+        void clear() {
+            size = 0;
+        }
+
         int[] sorted() {
             final int[] out = toArray();
             Arrays.sort(out);
@@ -910,17 +900,19 @@ public final class FunnelProgress {
         return block;
     }
 
-    private void unindex(final long number) {
-        blocks.remove(number);
-        final UUID[] inUnit = personsOf.remove(number);
+    /** Forgets unit {@code number} (removed, or another content under its number); its persons join {@code changed}. */
+    private void unindex(final long number, final Set<UUID> changed) {
+        final int ordinal = blocks.remove(number).ordinal();
+        freeOrdinals.add(ordinal);
+        final byte[] inUnit = personsOf.remove(number);
         if (inUnit == null) {
             return;
         }
-        for (final UUID person : inUnit) {
-            final Kept kept = persons.get(person);
-            kept.removeIf(entry -> entry >>> ROW_BITS == number);
-            if (kept.count == 0) {
-                drop(person);
+        for (final int kept : PersonNumbers.unpack(inUnit)) {
+            changed.add(persons.uuid(kept));
+            persons.removeRowsIf(kept, entry -> ordinalOf(entry) == ordinal);
+            if (persons.rowCount(kept) == 0) {
+                drop(kept);
             }
         }
     }
@@ -928,9 +920,11 @@ public final class FunnelProgress {
     private void forget() {
         blocks.clear();
         personsOf.clear();
-        persons.clear();
+        persons = new KeptPersons();
+        unitOfOrdinal = new long[64];
+        freeOrdinals.clear();
+        ordinals = 0;
         tailed.clear();
-        personsWeight = 0;
         tally = null;
         lastAnswer = null;
         lastTail = null;
@@ -948,9 +942,10 @@ public final class FunnelProgress {
         for (final Applied applied : blocks.values()) {
             bytes += 96 + (applied.content() instanceof PartBytes part ? part.memoryBytes() : 0);
         }
-        for (final UUID[] inUnit : personsOf.values()) {
-            bytes += 48 + 8L * inUnit.length;
+        for (final byte[] inUnit : personsOf.values()) {
+            bytes += 48 + 16 + inUnit.length;
         }
+        bytes += 8L * unitOfOrdinal.length + 4L * freeOrdinals.values.length;
         return bytes;
     }
 
@@ -985,6 +980,11 @@ public final class FunnelProgress {
 
     /** The persons with a contribution kept (for tests and metrics). */
     synchronized int persons() {
-        return (int) persons.values().stream().filter(k -> k.outcome != null || k.contribution != null).count();
+        final BitSet live = persons.live();
+        int counted = 0;
+        for (int kept = live.nextSetBit(0); kept >= 0; kept = live.nextSetBit(kept + 1)) {
+            counted += persons.outcome(kept) != null || persons.contribution(kept) != null ? 1 : 0;
+        }
+        return counted;
     }
 }

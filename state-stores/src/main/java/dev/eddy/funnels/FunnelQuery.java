@@ -998,6 +998,11 @@ public final class FunnelQuery {
                 ? Optional.empty() : Optional.of(ordered.run());
     }
 
+    /** A run of this funnel as {@link OrderedFunnel.Run#freeze} left it (a funnel that has {@link #run runs}). */
+    OrderedFunnel.Run thaw(final long[] frozen) {
+        return ordered.thaw(frozen);
+    }
+
     /** The length of a funnel trend's period counts (two cells per bucket). */
     int periodCells() {
         return trends.isPresent() ? 2 * range.buckets().size() : 0;

@@ -21,6 +21,8 @@ public final class OrderedFunnel {
     private final int steps;
     private final long windowMicros;
     private final boolean strict;
+    /** Bits of each small field of a {@link Run#freeze frozen} run: a byte, or two for a funnel of over 60 steps. */
+    private final int fieldBits;
     /**
      * The codes of the last arrays of steps and exclusions met ({@link #encoded}): a funnel's rows share those arrays,
      * so runs of events alike encode them once. Replaced whole, so runs on several threads at most encode again.
@@ -40,6 +42,11 @@ public final class OrderedFunnel {
             throw new IllegalArgumentException("a funnel has at least one step");
         }
         this.steps = steps;
+        // A frozen run's fields hold up to steps + 2 (attempts) and an attempt's step count with two flags.
+        this.fieldBits = (steps << 2 | 3) < 1 << Byte.SIZE ? Byte.SIZE : Short.SIZE;
+        if ((steps << 2 | 3) >= 1 << Short.SIZE) {
+            throw new IllegalArgumentException("a funnel of " + steps + " steps");
+        }
         this.windowMicros = windowMicros;
         this.strict = strict;
     }
@@ -71,15 +78,6 @@ public final class OrderedFunnel {
             t[times.length] = time;
             return new Attempt(start, t, excluded);
         }
-
-        Attempt copy() {
-            return new Attempt(start, times, excluded);
-        }
-
-        /** Its share of the heap: the object, and its times unless none (shared). */
-        long memoryBytes() {
-            return 32 + (times.length == 0 ? 0 : 16 + 8L * times.length);
-        }
     }
 
     /**
@@ -106,6 +104,60 @@ public final class OrderedFunnel {
     public Run run() {
         return new Run(-1, List.of());
     }
+
+    /**
+     * The run (without a breakdown) that {@code frozen} holds, as {@link Run#freeze} made it from a run of a funnel with
+     * as many steps: a run kept between queries for each of a partition's persons waits as an array of longs (a
+     * fraction of its objects' heap) and is thawed only when the person's events change.
+     */
+    public Run thaw(final long[] frozen) {
+        final Run run = run();
+        run.lastTime = frozen[0];
+        final int attemptCount = packedField(frozen, 1);
+        run.furthestStep = packedField(frozen, 0);
+        final int furthestIndex = packedField(frozen, 2);
+        final Attempt[] attempts = new Attempt[attemptCount];
+        int at = 1 + packedLongs(attemptCount);
+        for (int a = 0; a < attemptCount; a++) {
+            final int meta = packedField(frozen, 3 + steps + 1 + a);
+            final int timeCount = meta >>> 2;
+            final long start = timeCount == 0 || (meta & 2) != 0 ? frozen[at++] : frozen[at];
+            final long[] times = timeCount == 0 ? Attempt.NO_TIMES : java.util.Arrays.copyOfRange(frozen, at, at + timeCount);
+            at += timeCount;
+            attempts[a] = new Attempt(start, times, (meta & 1) != 0);
+        }
+        for (int s = 0; s <= steps; s++) {
+            final int index = packedField(frozen, 3 + s);
+            run.entered[s] = index == 0 ? null : attempts[index - 1];
+        }
+        run.furthest = furthestIndex == 0 ? null : attempts[furthestIndex - 1];
+        return run;
+    }
+
+    /**
+     * How many longs after the first of a frozen run hold its bytes: the furthest step, the number of attempts and
+     * which is the furthest; each step's attempt; each attempt's step count and flags.
+     */
+    private int packedLongs(final int attempts) {
+        final int perLong = Long.SIZE / fieldBits;
+        return (3 + steps + 1 + attempts + perLong - 1) / perLong;
+    }
+
+    private int packedField(final long[] frozen, final int i) {
+        final int perLong = Long.SIZE / fieldBits;
+        return (int) (frozen[1 + i / perLong] >>> (i % perLong * fieldBits) & ((1 << fieldBits) - 1));
+    }
+
+    private void packField(final long[] frozen, final int i, final int value) {
+        final int perLong = Long.SIZE / fieldBits;
+        frozen[1 + i / perLong] |= (long) value << (i % perLong * fieldBits);
+    }
+
+    /** Whether events from {@code timeMicros} on may be folded into the {@link Run#freeze frozen} run (thawed). */
+    public static boolean continuesAt(final long[] frozen, final long timeMicros) {
+        return timeMicros > frozen[0];
+    }
+
 
     /**
      * One actor's evaluation, event after event: the attempts in progress, the furthest one, and the time of the last
@@ -215,33 +267,64 @@ public final class OrderedFunnel {
             return FunnelOutcome.reached(furthestStep - 1, timings);
         }
 
-        /** A run in the same state that goes on apart from this one (attempts shared by several places stay shared). */
-        public Run copy() {
-            final Run copy = new Run(attribution.step(), attribution.value());
-            final Map<Attempt, Attempt> copies = new IdentityHashMap<>();
-            for (int s = 0; s <= steps; s++) {
-                copy.entered[s] = entered[s] == null ? null : copies.computeIfAbsent(entered[s], Attempt::copy);
+        /**
+         * This run's state as longs, for {@link OrderedFunnel#thaw} (a run without a breakdown only): the time of the
+         * last event folded; the furthest step, how many attempts and which is the furthest; each step's attempt; then
+         * each attempt (shared ones once) as its start, its step count and exclusion, and its step times.
+         */
+        public long[] freeze() {
+            if (attribution != Attribution.NONE) {
+                throw new IllegalStateException("a run with a breakdown value is not kept");
             }
-            copy.furthest = furthest == null ? null : copies.computeIfAbsent(furthest, Attempt::copy);
-            copy.furthestStep = furthestStep;
-            copy.lastTime = lastTime;
-            return copy;
+            // Each attempt once (an attempt is often both a step's and the furthest), by identity: a few a run.
+            final Attempt[] attempts = new Attempt[steps + 2];
+            final int[] indexOf = new int[steps + 2];
+            int count = 0;
+            int longs = 0;
+            for (int s = 0; s <= steps + 1; s++) {
+                final Attempt a = s <= steps ? entered[s] : furthest;
+                if (a == null) {
+                    continue;
+                }
+                int found = 0;
+                while (found < count && attempts[found] != a) {
+                    found++;
+                }
+                if (found == count) {
+                    attempts[count++] = a;
+                    longs += a.times.length + (startApart(a) ? 1 : 0);
+                }
+                indexOf[s] = found + 1;
+            }
+            final int packed = packedLongs(count);
+            final long[] frozen = new long[1 + packed + longs];
+            frozen[0] = lastTime;
+            packField(frozen, 0, furthestStep);
+            packField(frozen, 1, count);
+            packField(frozen, 2, indexOf[steps + 1]);
+            for (int s = 0; s <= steps; s++) {
+                packField(frozen, 3 + s, indexOf[s]);
+            }
+            int at = 1 + packed;
+            for (int a = 0; a < count; a++) {
+                final Attempt attempt = attempts[a];
+                final boolean apart = startApart(attempt);
+                packField(frozen, 3 + steps + 1 + a, attempt.times.length << 2 | (apart ? 2 : 0) | (attempt.excluded ? 1 : 0));
+                if (apart) {
+                    frozen[at++] = attempt.start;
+                }
+                System.arraycopy(attempt.times, 0, frozen, at, attempt.times.length);
+                at += attempt.times.length;
+            }
+            return frozen;
         }
 
-        /** About what this run takes on the heap. */
-        public long memoryBytes() {
-            // The run, its array of attempts, each attempt once (the furthest is most often one of those entered).
-            long bytes = 40 + 16 + 4L * entered.length;
-            for (int s = 0; s < entered.length; s++) {
-                if (entered[s] != null && (s == 0 || entered[s] != entered[s - 1])) {
-                    bytes += entered[s].memoryBytes();
-                }
-            }
-            boolean shared = false;
-            for (final Attempt a : entered) {
-                shared |= a == furthest;
-            }
-            return bytes + (furthest == null || shared ? 0 : furthest.memoryBytes());
+        /**
+         * Whether a frozen attempt needs its start apart from its step times: one before its first step does; one past
+         * it started at its first step's time (entered with that step's event), which is then not written twice.
+         */
+        private static boolean startApart(final Attempt attempt) {
+            return attempt.times.length == 0 || attempt.times[0] != attempt.start;
         }
 
         /**

@@ -153,6 +153,60 @@ class OrderedFunnelTest {
         assertThat(run.outcome().stepReached()).isEqualTo(2);
     }
 
+    @Test
+    void aRunFrozenAndThawedBetweenPartsEndsAsOneEvaluationOfAllTheEvents() {
+        // Random actors of a 4-step funnel with exclusions, events often sharing an instant; folded in parts, strictly
+        // later each, frozen and thawed between them (as a kept funnel's persons wait between reads).
+        final java.util.Random random = new java.util.Random(7);
+        for (final boolean strict : new boolean[] {false, true}) {
+            final OrderedFunnel funnel = funnel(4, 3 * DAY, strict);
+            for (int actor = 0; actor < 2_000; actor++) {
+                final List<FunnelEvent> events = new ArrayList<>();
+                long time = 1_000_000L * random.nextInt(1_000);
+                for (int e = random.nextInt(1, 25); e > 0; e--) {
+                    time += random.nextInt(4) == 0 ? 0 : (long) random.nextInt(1, 40) * 3_600_000_000L;
+                    final int[] steps = random.nextInt(6) == 0 ? new int[0] : random.nextInt(5) == 0
+                            ? new int[] {0, random.nextInt(1, 4)} : new int[] {random.nextInt(4)};
+                    final int[] gaps = random.nextInt(8) == 0 ? new int[] {random.nextInt(3)} : new int[0];
+                    events.add(new FunnelEvent(time, uuid(), steps, gaps));
+                }
+                final OrderedFunnel.Run straight = funnel.run();
+                straight.fold(events);
+                final long[] frozenOnce = straight.freeze();
+                assertThat(funnel.thaw(frozenOnce).freeze()).as("frozen again unchanged").containsExactly(frozenOnce);
+
+                OrderedFunnel.Run run = funnel.run();
+                int from = 0;
+                while (from < events.size()) {
+                    int to = Math.min(events.size(), from + random.nextInt(1, 6));
+                    // A part ends after the last event of an instant: the next part must come strictly later.
+                    while (to < events.size() && events.get(to).timeMicros() == events.get(to - 1).timeMicros()) {
+                        to++;
+                    }
+                    run = funnel.thaw(run.freeze());
+                    run.fold(events.subList(from, to));
+                    from = to;
+                }
+                assertThat(run.outcome()).as("actor %d (%s)", actor, strict ? "strict" : "ordered").isEqualTo(funnel.evaluate(events));
+                assertThat(run.freeze()).containsExactly(frozenOnce);
+            }
+        }
+    }
+
+    @Test
+    void aRunOfAFunnelOfManyStepsFreezesWithWiderFields() {
+        // 70 steps, one event each a minute apart (a step count past a byte's room with its flags), thawed at each.
+        final OrderedFunnel funnel = funnel(70, DAY, false);
+        final List<FunnelEvent> events = sequence(java.util.stream.IntStream.range(0, 70).toArray());
+        OrderedFunnel.Run run = funnel.run();
+        for (final FunnelEvent event : events) {
+            run = funnel.thaw(run.freeze());
+            run.fold(List.of(event));
+        }
+        assertThat(run.outcome().stepReached()).isEqualTo(69);
+        assertThat(run.outcome()).isEqualTo(funnel.evaluate(events));
+    }
+
     private static long[] counts(final int steps, final long window, final boolean strict, final Map<String, List<FunnelEvent>> actors) {
         final OrderedFunnel funnel = funnel(steps, window, strict);
         final List<FunnelSteps.Step> result = FunnelSteps.of(steps, actors.values().stream().map(funnel::evaluate).toList());
