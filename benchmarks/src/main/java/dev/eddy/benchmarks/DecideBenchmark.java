@@ -123,8 +123,8 @@ public final class DecideBenchmark {
                 final long due = start + sent.get() * interval;
                 final String payload = decideBody((int) sent.getAndIncrement());
                 http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/flags/?v=2").setConnectTimeout(REQUEST_TIMEOUT_MS).setIdleTimeout(REQUEST_TIMEOUT_MS))
-                        .compose(req -> req.putHeader("Content-Type", "application/json").send(payload))
-                        .compose(resp -> resp.body().map(resp.statusCode()))
+                        .compose(req -> req.putHeader("Content-Type", "application/json").send(payload)
+                                .compose(resp -> resp.body().map(resp.statusCode())))
                         .onComplete(result -> {
                             recorder.recordValue(System.nanoTime() - due);
                             if (result.failed() || result.result() != 200) {
@@ -158,8 +158,8 @@ public final class DecideBenchmark {
         final String payload = body.apply(sequence);
         // A request that gets no connection or no answer within the timeout counts as failed instead of stalling its client.
         http.request(new RequestOptions().setMethod(method).setURI(path).setConnectTimeout(REQUEST_TIMEOUT_MS).setIdleTimeout(REQUEST_TIMEOUT_MS))
-                .compose(req -> payload == null ? req.send() : req.putHeader("Content-Type", "application/json").send(payload))
-                .compose(resp -> resp.body().map(resp.statusCode()))
+                .compose(req -> (payload == null ? req.send() : req.putHeader("Content-Type", "application/json").send(payload))
+                        .compose(resp -> resp.body().map(resp.statusCode())))
                 .onComplete(result -> {
                     recorder.recordValue(System.nanoTime() - t0);
                     done.incrementAndGet();
@@ -220,8 +220,8 @@ public final class DecideBenchmark {
         final String last = "bench-person-" + (persons - 1);
         while (System.nanoTime() < deadline) {
             final String found = http.request(HttpMethod.GET, "/api/projects/1/persons/?distinct_id=" + last)
-                    .compose(req -> req.putHeader("Authorization", "Bearer " + args.get("key")).send())
-                    .compose(resp -> resp.body()).map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
+                    .compose(req -> req.putHeader("Authorization", "Bearer " + args.get("key")).send().compose(resp -> resp.body()))
+                    .map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
             if (found.contains("\"count\":1")) {
                 return;
             }

@@ -138,8 +138,11 @@ final class EddyHttp {
             final Buffer body = Buffer.buffer(events.batch(token, from, Math.min(events.count, from + batch), historical));
             slots.acquire();
             http.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/batch/").setIdleTimeout(QUERY_TIMEOUT_MS))
-                    .compose(req -> req.putHeader("Content-Type", "application/json").send(body))
-                    .compose(resp -> resp.body().map(b -> resp.statusCode() == 200 ? null : "/batch/ answered " + resp.statusCode() + ": " + b))
+                    // The body asked for in send's own callback: chained after it, the response could end before
+                    // anyone reads it, and its future would never complete (a load seen hanging with Eddy idle).
+                    .compose(req -> req.putHeader("Content-Type", "application/json").send(body)
+                            .compose(resp -> resp.body().map(b -> resp.statusCode() == 200 ? null : "/batch/ answered " + resp.statusCode() + ": " + b)))
+                    .timeout(QUERY_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
                     .onComplete(r -> {
                         if (r.failed() || r.result() != null) {
                             failure.compareAndSet(null, r.failed() ? "/batch/ failed: " + r.cause() : r.result());

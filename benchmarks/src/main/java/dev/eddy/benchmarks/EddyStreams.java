@@ -73,13 +73,13 @@ final class EddyStreams {
     }
 
     private static boolean ready(final HttpClient http) throws Exception {
-        return http.request(HttpMethod.GET, "/_health/ready").compose(req -> req.send())
-                .compose(resp -> resp.body().map(b -> resp.statusCode() == 200)).toCompletionStage().toCompletableFuture().get();
+        return http.request(HttpMethod.GET, "/_health/ready").compose(req -> req.send()
+                .compose(resp -> resp.body().map(b -> resp.statusCode() == 200))).toCompletionStage().toCompletableFuture().get();
     }
 
     private static String metrics(final HttpClient http) throws Exception {
-        return http.request(HttpMethod.GET, "/metrics").compose(req -> req.send())
-                .compose(resp -> resp.body()).map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
+        return http.request(HttpMethod.GET, "/metrics").compose(req -> req.send().compose(resp -> resp.body()))
+                .map(Buffer::toString).toCompletionStage().toCompletableFuture().get();
     }
 
     /** The sum of the metric's series (every label set). */

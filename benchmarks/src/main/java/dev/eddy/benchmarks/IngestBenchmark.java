@@ -156,8 +156,8 @@ public final class IngestBenchmark {
         }
         final long t0 = System.nanoTime();
         http.request(HttpMethod.POST, "/batch/")
-                .compose(request -> request.putHeader("Content-Type", "application/json").send(payloads.get(i)))
-                .compose(response -> response.body().map(response.statusCode()))
+                .compose(request -> request.putHeader("Content-Type", "application/json").send(payloads.get(i))
+                        .compose(response -> response.body().map(response.statusCode())))
                 .onComplete(result -> {
                     recorder.recordValue(System.nanoTime() - t0);
                     if (result.failed() || result.result() != 200) {

@@ -249,8 +249,8 @@ public final class KeyReads {
         final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key) + how;
         return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(host.host())
                         .setPort(host.port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
-                .compose(request -> request.send())
-                .compose(response -> response.body().map(body -> decode(response, body, store)))
+                // The body asked for in send's own callback (see Scatter#post).
+                .compose(request -> request.send().compose(response -> response.body().map(body -> decode(response, body, store))))
                 .recover(e -> Future.failedFuture(e instanceof ApiError ? e : ApiError.unavailable("owner_unreachable",
                         "The instance holding this data (" + host + ") did not answer; retry shortly.",
                         RETRY_AFTER_SECONDS)))

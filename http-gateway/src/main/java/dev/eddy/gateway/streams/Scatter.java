@@ -249,13 +249,14 @@ public final class Scatter {
         return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.POST).setHost(host.host()).setPort(host.port())
                         .setURI(uri).setIdleTimeout(Math.max(1, control.remaining().toMillis()))
                         .putHeader("Content-Type", "application/json")))
-                .compose(req -> req.send(Buffer.buffer(body.toString())))
-                .compose(response -> response.body().map(answer -> {
+                // The body asked for in send's own callback: chained after it, from a thread that is not the
+                // request's event loop, the response could end before anyone reads it and never complete.
+                .compose(req -> req.send(Buffer.buffer(body.toString())).compose(response -> response.body().map(answer -> {
                     if (response.statusCode() == 200) {
                         return answer.getBytes();
                     }
                     throw remoteError(host, response.statusCode(), answer);
-                }))
+                })))
                 .recover(e -> {
                     if (e instanceof ApiError) {
                         return Future.failedFuture(e);
