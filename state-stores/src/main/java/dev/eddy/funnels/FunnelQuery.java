@@ -497,11 +497,22 @@ public final class FunnelQuery {
         /** Each actor's index: a person by its uuid, a group by its key (a string). */
         private final ActorIndex actors = new ActorIndex();
         private final List<Object> actorKeys = new ArrayList<>();
-        private int[] person = new int[1024];
-        private long[] time = new long[1024];
-        private long[] uuidHigh = new long[1024];
-        private long[] uuidLow = new long[1024];
-        private final List<FunnelEvent> events = new ArrayList<>();
+        /**
+         * The rows taken, in buckets by their actor's index (one bucket until there are {@link #SPLIT_AT} rows, then
+         * {@link #BUCKETS}): each actor's rows are gathered and put in timeline order one bucket at a time, within the
+         * processor's cache, instead of across a partition's arrays of hundreds of thousands of rows.
+         */
+        private Rows[] buckets = {new Rows()};
+        private int size;
+        private int splitAt = SPLIT_AT;
+        /**
+         * The rows' kinds: what a row matches and its breakdown value, as an event at time 0. A funnel over millions of
+         * rows has a handful (a few hundred with a breakdown): an int a row instead of an event object, which is made
+         * only as its actor is evaluated.
+         */
+        private final List<FunnelEvent> kinds = new ArrayList<>();
+        private final Map<FunnelEvent, Integer> kindIndex = new HashMap<>();
+        private int lastKind = -1;
         /** Steps or exclusion gaps matched (one bit each), as the array events share. */
         private final Map<BitSet, int[]> interned = new HashMap<>();
         private final BitSet matched = new BitSet();
@@ -530,6 +541,11 @@ public final class FunnelQuery {
             this.now = now;
             this.share = share;
             this.shares = shares;
+        }
+
+        /** Spreads the rows over buckets from {@code rows} rows on instead of {@link #SPLIT_AT} (tests). */
+        void spreadFrom(final int rows) {
+            splitAt = rows;
         }
 
         /** Takes the rows of these actors only (persons' uuids, groups' keys) from the next {@link #add} on; null for all. */
@@ -683,16 +699,13 @@ public final class FunnelQuery {
                     stepsMatched = intern(matched);
                     gapsMatched = intern(gaps);
                 }
-                final java.util.UUID uuid = block.uuid(r);
-                // Only a group's events, from several persons, are compared by uuid (evaluateGroups).
-                final FunnelEvent event = new FunnelEvent(t, group != null ? uuid.toString() : "", stepsMatched, gapsMatched,
-                        breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
+                final int rowKind = kindOf(stepsMatched, gapsMatched, breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 if (actorOf[actorCode] == MINE) {
                     final Object key = actorKey(group, block, actorCode);
                     actorOf[actorCode] = actor(key);
                     lastBlockActors.add(key);
                 }
-                add(actorOf[actorCode], t, uuid, event);
+                add(actorOf[actorCode], t, block.uuid(r), rowKind);
                 lastBlockRows.add(actorOf[actorCode], r);
             }
         }
@@ -711,19 +724,49 @@ public final class FunnelQuery {
             return found;
         }
 
-        private void add(final int actor, final long t, final java.util.UUID uuid, final FunnelEvent event) {
-            final int n = events.size();
-            if (n == person.length) {
-                person = java.util.Arrays.copyOf(person, n * 2);
-                time = java.util.Arrays.copyOf(time, n * 2);
-                uuidHigh = java.util.Arrays.copyOf(uuidHigh, n * 2);
-                uuidLow = java.util.Arrays.copyOf(uuidLow, n * 2);
+        private void add(final int actor, final long t, final java.util.UUID uuid, final int rowKind) {
+            if (size == splitAt && buckets.length == 1) {
+                final Rows all = buckets[0];
+                buckets = new Rows[BUCKETS];
+                java.util.Arrays.setAll(buckets, b -> new Rows());
+                for (int i = 0; i < all.size; i++) {
+                    buckets[all.actor[i] & (BUCKETS - 1)].add(all.actor[i], all.time[i], all.high[i], all.low[i], all.kind[i]);
+                }
             }
-            person[n] = actor;
-            time[n] = t;
-            uuidHigh[n] = uuid.getMostSignificantBits();
-            uuidLow[n] = uuid.getLeastSignificantBits();
-            events.add(event);
+            buckets[actor & (buckets.length - 1)].add(actor, t, uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), rowKind);
+            size++;
+        }
+
+        /**
+         * The kind of a row matching {@code stepsMatched} and {@code gapsMatched} (arrays interned: the same matches,
+         * the same arrays) with breakdown value {@code value}: a new one when none is alike.
+         */
+        private int kindOf(final int[] stepsMatched, final int[] gapsMatched, final List<String> value) {
+            // The last kind again (rows of one event come in runs), then the first few by identity, then the index.
+            if (lastKind >= 0 && alike(kinds.get(lastKind), stepsMatched, gapsMatched, value)) {
+                return lastKind;
+            }
+            for (int k = 0; k < Math.min(kinds.size(), 8); k++) {
+                if (alike(kinds.get(k), stepsMatched, gapsMatched, value)) {
+                    lastKind = k;
+                    return k;
+                }
+            }
+            // Time and uuid are the row's own: a kind is the event's matches and value at time 0.
+            final FunnelEvent prototype = new FunnelEvent(0, "", stepsMatched, gapsMatched, value);
+            final Integer known = kindIndex.get(prototype);
+            if (known != null) {
+                lastKind = known;
+                return known;
+            }
+            lastKind = kinds.size();
+            kinds.add(prototype);
+            kindIndex.put(prototype, lastKind);
+            return lastKind;
+        }
+
+        private static boolean alike(final FunnelEvent kind, final int[] stepsMatched, final int[] gapsMatched, final List<String> value) {
+            return kind.steps() == stepsMatched && kind.exclusions() == gapsMatched && kind.breakdown().equals(value);
         }
 
         /** The numbers of the bits {@code mask} has, ascending: one array per distinct mask. */
@@ -748,15 +791,24 @@ public final class FunnelQuery {
             return values;
         }
 
-        /** Evaluates every person collected (and keeps groups' events) into {@code partial}. */
+        /**
+         * Evaluates every person collected (and keeps groups' events) into {@code partial}: a funnel {@link #tallied}
+         * adds its persons summed up (hundreds of thousands of outcomes a partition are not listed to be summed later).
+         */
         public void finish(final Partial partial) {
+            final FunnelTally.Running tally = tallied() ? new FunnelTally.Running(stepCount()) : null;
             finishEach((actor, actorEvents) -> {
                 if (actor instanceof String group) {
                     partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).addAll(actorEvents);
+                } else if (tally != null) {
+                    tally.add(outcome(actorEvents));
                 } else {
                     evaluate(actorEvents, partial);
                 }
             });
+            if (tally != null && tally.version() > 0) {
+                partial.add(tally.snapshot());
+            }
         }
 
         /** Hands each actor collected (a person's uuid, a group's key) its rows' funnel events, in timeline order. */
@@ -772,49 +824,96 @@ public final class FunnelQuery {
 
         /** {@link #finishEach(java.util.function.BiConsumer)}, with each actor's index. */
         void finishEach(final EachActor each) {
-            final int n = events.size();
-            // Rows grouped by actor (a counting sort), then each actor's in timeline order: time, then the uuid's
-            // bytes (unsigned), as the timeline's keys sort.
+            final int shift = Integer.numberOfTrailingZeros(buckets.length);
             final int actorCount = actorKeys.size();
-            final int[] start = new int[actorCount + 1];
-            for (int i = 0; i < n; i++) {
-                start[person[i] + 1]++;
-            }
-            for (int a = 0; a < actorCount; a++) {
-                start[a + 1] += start[a];
-            }
-            final int[] next = java.util.Arrays.copyOf(start, start.length);
-            final int[] order = new int[n];
-            for (int i = 0; i < n; i++) {
-                order[next[person[i]]++] = i;
-            }
-            for (int a = 0; a < actorCount; a++) {
-                // Rows arrive in the order events were stored, mostly the order they happened: an insertion sort.
-                for (int i = start[a] + 1; i < start[a + 1]; i++) {
-                    final int row = order[i];
-                    int j = i - 1;
-                    while (j >= start[a] && before(row, order[j])) {
-                        order[j + 1] = order[j];
-                        j--;
+            for (int b = 0; b < buckets.length; b++) {
+                final Rows rows = buckets[b];
+                final int n = rows.size;
+                if (n == 0) {
+                    continue;
+                }
+                // The bucket's rows grouped by actor (a counting sort on the actor's index within the bucket), then
+                // each actor's in timeline order: time, then the uuid's bytes (unsigned), as the timeline's keys sort.
+                final int locals = (actorCount >>> shift) + 1;
+                final int[] start = new int[locals + 1];
+                for (int i = 0; i < n; i++) {
+                    start[(rows.actor[i] >>> shift) + 1]++;
+                }
+                for (int a = 0; a < locals; a++) {
+                    start[a + 1] += start[a];
+                }
+                final int[] next = java.util.Arrays.copyOf(start, start.length);
+                final int[] order = new int[n];
+                for (int i = 0; i < n; i++) {
+                    order[next[rows.actor[i] >>> shift]++] = i;
+                }
+                for (int a = 0; a < locals; a++) {
+                    if (start[a + 1] == start[a]) {
+                        continue;
                     }
-                    order[j + 1] = row;
+                    // Rows arrive in the order events were stored, mostly the order they happened: an insertion sort.
+                    for (int i = start[a] + 1; i < start[a + 1]; i++) {
+                        final int row = order[i];
+                        int j = i - 1;
+                        while (j >= start[a] && rows.before(row, order[j])) {
+                            order[j + 1] = order[j];
+                            j--;
+                        }
+                        order[j + 1] = row;
+                    }
+                    final List<FunnelEvent> actorEvents = new ArrayList<>(start[a + 1] - start[a]);
+                    for (int i = start[a]; i < start[a + 1]; i++) {
+                        actorEvents.add(event(rows, order[i]));
+                    }
+                    final int actor = a << shift | b;
+                    each.accept(actor, actorKeys.get(actor), actorEvents);
                 }
-                final List<FunnelEvent> actorEvents = new ArrayList<>(start[a + 1] - start[a]);
-                for (int i = start[a]; i < start[a + 1]; i++) {
-                    actorEvents.add(events.get(order[i]));
-                }
-                each.accept(a, actorKeys.get(a), actorEvents);
             }
-            events.clear();
+            buckets = new Rows[] {new Rows()};
+            size = 0;
+        }
+
+        /** Row {@code row} of {@code rows} as an event. Only a group's events, from several persons, are compared by uuid (evaluateGroups). */
+        private FunnelEvent event(final Rows rows, final int row) {
+            final FunnelEvent k = kinds.get(rows.kind[row]);
+            return new FunnelEvent(rows.time[row], aggregationGroup.isPresent() ? new java.util.UUID(rows.high[row], rows.low[row]).toString() : "",
+                    k.steps(), k.exclusions(), k.breakdown());
+        }
+    }
+
+    /** Rows a collector took, of some of its actors: each row's actor index, time, event uuid and kind. */
+    private static final class Rows {
+        int[] actor = new int[64];
+        long[] time = new long[64];
+        long[] high = new long[64];
+        long[] low = new long[64];
+        int[] kind = new int[64];
+        int size;
+
+        void add(final int rowActor, final long t, final long uuidHigh, final long uuidLow, final int rowKind) {
+            final int n = size;
+            if (n == actor.length) {
+                actor = java.util.Arrays.copyOf(actor, n * 2);
+                time = java.util.Arrays.copyOf(time, n * 2);
+                high = java.util.Arrays.copyOf(high, n * 2);
+                low = java.util.Arrays.copyOf(low, n * 2);
+                kind = java.util.Arrays.copyOf(kind, n * 2);
+            }
+            actor[n] = rowActor;
+            time[n] = t;
+            high[n] = uuidHigh;
+            low[n] = uuidLow;
+            kind[n] = rowKind;
+            size = n + 1;
         }
 
         /** Whether row {@code a} comes before row {@code b} in a timeline: by time, then by the uuid's bytes (unsigned). */
-        private boolean before(final int a, final int b) {
+        boolean before(final int a, final int b) {
             int c = Long.compare(time[a], time[b]);
             if (c == 0) {
-                c = Long.compareUnsigned(uuidHigh[a], uuidHigh[b]);
+                c = Long.compareUnsigned(high[a], high[b]);
             }
-            return (c != 0 ? c : Long.compareUnsigned(uuidLow[a], uuidLow[b])) < 0;
+            return (c != 0 ? c : Long.compareUnsigned(low[a], low[b])) < 0;
         }
     }
 
@@ -912,6 +1011,9 @@ public final class FunnelQuery {
     }
 
     private static final int ANY_EVENT = -2;
+    /** Rows a collector takes before it puts them in {@link #BUCKETS} buckets by actor. */
+    private static final int SPLIT_AT = 1 << 16;
+    private static final int BUCKETS = 64;
     /** The breakdown values of a funnel without a breakdown: the one empty value. */
     private static final List<List<String>> NO_BREAKDOWN = List.of(List.of());
     /** An actor code of a block not met yet in {@link BlockRowsCollector#add}. */

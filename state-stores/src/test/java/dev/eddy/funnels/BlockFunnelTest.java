@@ -56,10 +56,16 @@ class BlockFunnelTest {
     @Test
     void blocksAnswerEveryFunnelAsTheTimelinesDo() throws IOException {
         for (final long seed : new long[] {1, 2, 3}) {
+            compare(seed, 80, 2_500, List.of("UTC", "Asia/Kolkata"));
+        }
+    }
+
+    private static void compare(final long seed, final int personCount, final int eventCount, final List<String> zones) throws IOException {
+        {
             final Random random = new Random(seed);
             final Map<String, ObjectNode> persons = new HashMap<>();
             final List<UUID> people = new ArrayList<>();
-            for (int p = 0; p < 80; p++) {
+            for (int p = 0; p < personCount; p++) {
                 final UUID person = new UUID(random.nextLong(), random.nextLong());
                 people.add(person);
                 persons.put(person.toString(), random.nextBoolean() ? Json.mapper().createObjectNode().put("plan", random.nextBoolean() ? "pro" : "free")
@@ -68,7 +74,7 @@ class BlockFunnelTest {
             final PropertyLookup lookup = PropertyLookup.of(person -> persons.getOrDefault(person, Json.mapper().createObjectNode()),
                     (type, key) -> Json.mapper().createObjectNode());
             final List<EventBlock.Row> rows = new ArrayList<>();
-            for (int i = 0; i < 2_500; i++) {
+            for (int i = 0; i < eventCount; i++) {
                 final ObjectNode properties = Json.mapper().createObjectNode();
                 if (random.nextInt(5) > 0) {
                     properties.put("$browser", random.nextBoolean() ? "Chrome" : "Safari");
@@ -110,7 +116,7 @@ class BlockFunnelTest {
             Collections.shuffle(order, random);
             timelines.values().forEach(events -> events.sort(Comparator.comparingLong(TimelineEvent::timeMicros)
                     .thenComparing((a, b) -> compareUnsigned(a.uuid(), b.uuid()))));
-            for (final String zone : List.of("UTC", "Asia/Kolkata")) {
+            for (final String zone : zones) {
                 for (final String json : QUERIES) {
                     final FunnelQuery query = FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of(zone), DayOfWeek.SUNDAY, null, NOW,
                             Optional::empty);
@@ -123,6 +129,14 @@ class BlockFunnelTest {
                         collector.add(blocks.get(b), deletions.get(b));
                     }
                     collector.finish(byBlock);
+                    // Rows spread over buckets by actor early (as a collector of a large partition does).
+                    final FunnelQuery.Partial bySpread = query.partial();
+                    final FunnelQuery.BlockRowsCollector spread = query.collector(lookup, NOW);
+                    spread.spreadFrom(100);
+                    for (final int b : order) {
+                        spread.add(blocks.get(b), deletions.get(b));
+                    }
+                    spread.finish(bySpread);
                     // Read in three shares of the actors, one after the other, as a large partition is.
                     final FunnelQuery.Partial byShares = query.partial();
                     for (int share = 0; share < 3; share++) {
@@ -135,6 +149,7 @@ class BlockFunnelTest {
                     final JsonNode expected = query.result(byTimeline);
                     assertThat(query.result(byBlock)).as("seed %d, %s, %s", seed, zone, json).isEqualTo(expected);
                     assertThat(query.result(byShares)).as("in shares: seed %d, %s, %s", seed, zone, json).isEqualTo(expected);
+                    assertThat(query.result(bySpread)).as("in buckets: seed %d, %s, %s", seed, zone, json).isEqualTo(expected);
                     assertThat(expected.toString()).as("somebody entered").containsPattern("\"count\":[1-9]|\\[\\d+,[1-9]");
                 }
             }
