@@ -922,10 +922,13 @@ public final class FunnelQuery {
      * {@code UUID.equals} call chains: a funnel looks persons up once per block they have rows in), a group's by key.
      */
     static final class ActorIndex {
-        private long[] high = new long[1 << 10];
-        private long[] low = new long[1 << 10];
-        /** Per slot, the index + 1; 0 for an empty slot. */
-        private int[] slots = new int[1 << 10];
+        /**
+         * Per slot, three longs: the uuid's two halves and the index + 1 (0 for an empty slot), side by side, so a
+         * lookup reads one cache line where three arrays took three (a partition's table outgrows the cache, and a
+         * funnel looks up each person once per block it has rows in: about a third of a 10M funnel's time).
+         */
+        private long[] slots = new long[3 << 10];
+        private int capacity = 1 << 10;
         private int persons;
         private final Map<Object, Integer> groups = new HashMap<>();
 
@@ -936,43 +939,34 @@ public final class FunnelQuery {
             }
             final long h = uuid.getMostSignificantBits();
             final long l = uuid.getLeastSignificantBits();
-            int slot = slot(h, l, slots.length);
-            while (slots[slot] != 0) {
-                if (high[slot] == h && low[slot] == l) {
-                    return slots[slot] - 1;
+            int slot = KeptPersons.slot(h, l, capacity);
+            while (slots[3 * slot + 2] != 0) {
+                if (slots[3 * slot] == h && slots[3 * slot + 1] == l) {
+                    return (int) slots[3 * slot + 2] - 1;
                 }
-                slot = (slot + 1) & (slots.length - 1);
+                slot = (slot + 1) & (capacity - 1);
             }
-            high[slot] = h;
-            low[slot] = l;
-            slots[slot] = next + 1;
-            if (++persons * 2 > slots.length) {
+            slots[3 * slot] = h;
+            slots[3 * slot + 1] = l;
+            slots[3 * slot + 2] = next + 1L;
+            if (++persons * 2 > capacity) {
                 grow();
             }
             return next;
         }
 
-        private static int slot(final long high, final long low, final int length) {
-            final long mixed = (high ^ Long.rotateLeft(low, 32)) * 0x9E3779B97F4A7C15L;
-            return (int) (mixed >>> 40) & (length - 1);
-        }
-
         private void grow() {
-            final long[] oldHigh = high;
-            final long[] oldLow = low;
-            final int[] oldSlots = slots;
-            high = new long[oldSlots.length * 2];
-            low = new long[oldSlots.length * 2];
-            slots = new int[oldSlots.length * 2];
-            for (int i = 0; i < oldSlots.length; i++) {
-                if (oldSlots[i] != 0) {
-                    int slot = slot(oldHigh[i], oldLow[i], slots.length);
-                    while (slots[slot] != 0) {
-                        slot = (slot + 1) & (slots.length - 1);
+            final long[] old = slots;
+            final int oldCapacity = capacity;
+            capacity = oldCapacity * 2;
+            slots = new long[3 * capacity];
+            for (int i = 0; i < oldCapacity; i++) {
+                if (old[3 * i + 2] != 0) {
+                    int slot = KeptPersons.slot(old[3 * i], old[3 * i + 1], capacity);
+                    while (slots[3 * slot + 2] != 0) {
+                        slot = (slot + 1) & (capacity - 1);
                     }
-                    high[slot] = oldHigh[i];
-                    low[slot] = oldLow[i];
-                    slots[slot] = oldSlots[i];
+                    System.arraycopy(old, 3 * i, slots, 3 * slot, 3);
                 }
             }
         }

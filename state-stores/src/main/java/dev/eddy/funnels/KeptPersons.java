@@ -250,7 +250,8 @@ final class KeptPersons {
         weights = Arrays.copyOf(weights, length);
     }
 
-    private static int slot(final long high, final long low, final int length) {
+    /** The home slot of a uuid's two halves in an open-addressed table of {@code length} (a power of two) slots. */
+    static int slot(final long high, final long low, final int length) {
         final long mixed = (high ^ Long.rotateLeft(low, 32)) * 0x9E3779B97F4A7C15L;
         return (int) (mixed >>> 40) & (length - 1);
     }

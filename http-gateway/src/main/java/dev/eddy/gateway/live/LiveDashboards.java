@@ -55,7 +55,7 @@ public final class LiveDashboards {
     /** How often a comment keeps idle connections (and proxies) open, and watchers' access is checked again. */
     public static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
     private static final Logger LOG = LoggerFactory.getLogger(LiveDashboards.class);
-    /** A dashboard kept fresh waits this many times its last recalculation's time before the next. */
+    /** A dashboard kept fresh waits this many times its last recalculation's time before the next (but its first). */
     private static final int KEPT_FRESH_PAUSE = 9;
 
     /** Where the pollers read versions and dashboards. */
@@ -397,9 +397,12 @@ public final class LiveDashboards {
                         keptFreshRecalculations.increment();
                         final KeptFresh k = poller.keptFresh.get(dashboard);
                         if (k != null) {
+                            // No pause after its first: that one builds what is kept for the next (a funnel's
+                            // progress over every person), so its time says nothing of theirs. At 10M events it took
+                            // seconds, and its pause left the dashboard a minute behind.
                             final long ended = clock.getAsLong();
+                            k.notBefore = k.version == null ? ended : ended + KEPT_FRESH_PAUSE * (ended - started);
                             k.version = version;
-                            k.notBefore = ended + KEPT_FRESH_PAUSE * (ended - started);
                         }
                     }
                     deliver(poller, dashboard, view, changed);
@@ -531,7 +534,7 @@ public final class LiveDashboards {
         long until;
         /** The version it was last recalculated at; null before. */
         Long version;
-        /** Its next recalculation not before this: its last one's time, nine times over, after it. */
+        /** Its next recalculation not before this: its last one's time, nine times over, after it (none after the first). */
         long notBefore;
 
         KeptFresh(final long until) {

@@ -307,19 +307,24 @@ class LiveDashboardsTest {
     @Test
     void aSlowDashboardKeptFreshWaitsNineTimesItsRecalculationBeforeTheNext() throws Exception {
         source.tiles(DASHBOARD, tile(1, 10));
-        source.onView = () -> clock.addAndGet(100);
+        // The first recalculation builds what is kept (slow, once): no pause after it.
+        source.onView = () -> clock.addAndGet(5_000);
         live.viewed(PROJECT, DASHBOARD);
         await(live.tickNow());
         assertThat(source.calculated).hasSize(1);
+        source.version.incrementAndGet();
+        source.onView = () -> clock.addAndGet(100);
+        await(live.tickNow());
+        assertThat(source.calculated).as("right after the first, however long it took").hasSize(2);
 
         source.version.incrementAndGet();
         clock.addAndGet(899);
         await(live.tickNow());
-        assertThat(source.calculated).as("100 ms to recalculate: not again within 900 ms").hasSize(1);
+        assertThat(source.calculated).as("100 ms to recalculate: not again within 900 ms").hasSize(2);
 
         clock.addAndGet(1);
         await(live.tickNow());
-        assertThat(source.calculated).as("the version that moved meanwhile, once the pause is over").hasSize(2);
+        assertThat(source.calculated).as("the version that moved meanwhile, once the pause is over").hasSize(3);
     }
 
     @Test
