@@ -68,6 +68,11 @@ public final class Database {
                     || t instanceof io.netty.channel.ConnectTimeoutException || t instanceof java.net.SocketException) {
                 return true;
             }
+            // A connection dropped mid-read: NIO reports the reset as a plain IOException, not a SocketException.
+            if (t instanceof java.io.IOException && t.getMessage() != null
+                    && (t.getMessage().contains("Connection reset") || t.getMessage().contains("Broken pipe"))) {
+                return true;
+            }
             if (t instanceof io.vertx.pgclient.PgException pg && pg.getSqlState() != null
                     && (pg.getSqlState().startsWith("08") || pg.getSqlState().startsWith("57P") || "53300".equals(pg.getSqlState()))) {
                 return true;
