@@ -29,8 +29,9 @@ import java.util.function.Supplier;
  * the first read with a progress (a tile's first refresh, which builds it); a read with nothing new; and a read after
  * a block of events newer than all others was sealed (a live tile's refresh); each also as a ratio to the fresh
  * evaluation in this run. Then what the progress takes on the heap per person: as it weighs itself for the answer
- * cache, and as measured (the heap after collections, with and without it). Every answer must equal the fresh
- * evaluation's (else exit 1).
+ * cache, and as measured (the heap after collections, with and without it). Last, the fresh evaluation over blocks
+ * decoded from their stored bytes each time (a funnel asked once over blocks the block cache does not hold), and what
+ * a block decoded for the funnel weighs in that cache. Every answer must equal the fresh evaluation's (else exit 1).
  */
 public final class FunnelProgressBenchmark {
     private static final long PROJECT = 1;
@@ -101,6 +102,15 @@ public final class FunnelProgressBenchmark {
         java.lang.ref.Reference.reachabilityFence(measured);
         System.out.printf("progress on the heap: weighed %,d bytes (%.0f a person), measured %,d bytes (%.0f a person)%n",
                 measured.memoryBytes(), (double) measured.memoryBytes() / persons, with - without, (double) (with - without) / persons);
+
+        final List<byte[]> encoded = blocks.subList(0, sealed).stream().map(EventBlock::encode).toList();
+        final double decodedMs = p50(repeats, () -> check(fresh(query, encoded.stream().map(EventBlock::decode).toList(), none, now), expected,
+                "decoded"));
+        final List<EventBlock> decoded = encoded.stream().map(EventBlock::decode).toList();
+        check(fresh(query, decoded, none, now), expected, "decoded");
+        final double weight = decoded.stream().mapToLong(EventBlock::memoryBytes).average().orElse(0);
+        System.out.printf("fresh evaluation, blocks decoded     p50 %8.2f ms  ratio %.2f; a block decoded for it weighs %,.0f bytes (%.1f a row)%n",
+                decodedMs, decodedMs / freshMs, weight, weight / BlockKeys.ROWS);
     }
 
     private static EventBlock block(final InsightsEvents events, final int from, final int to) {

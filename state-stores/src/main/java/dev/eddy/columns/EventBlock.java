@@ -57,8 +57,7 @@ public final class EventBlock {
     private volatile long[] timeMicros;
     /** Each row's uuid as two longs, most significant first. */
     private volatile long[] uuids;
-    private volatile Column persons;
-    private volatile UUID[] personUuids;
+    private volatile Persons persons;
     private volatile Column distinctIds;
     private volatile Column events;
     private final Map<String, Column> properties;
@@ -69,7 +68,7 @@ public final class EventBlock {
     /** Roughly what the decoded sections take in memory, in bytes. */
     private final java.util.concurrent.atomic.AtomicLong decodedBytes = new java.util.concurrent.atomic.AtomicLong();
 
-    private EventBlock(final long[] timeMicros, final long[] uuids, final Column persons,
+    private EventBlock(final long[] timeMicros, final long[] uuids, final Persons persons,
                        final Column distinctIds, final Column events, final Map<String, Column> groups,
                        final Map<String, Column> properties) {
         this.rows = timeMicros.length;
@@ -135,6 +134,21 @@ public final class EventBlock {
     }
 
     public UUID uuid(final int row) {
+        final long[] all = uuids();
+        return new UUID(all[row * 2], all[row * 2 + 1]);
+    }
+
+    /** The most significant half of row {@code row}'s uuid. */
+    public long uuidHigh(final int row) {
+        return uuids()[row * 2];
+    }
+
+    /** The least significant half of row {@code row}'s uuid. */
+    public long uuidLow(final int row) {
+        return uuids()[row * 2 + 1];
+    }
+
+    private long[] uuids() {
         long[] all = uuids;
         if (all == null) {
             final ByteBuffer in = section(UUIDS);
@@ -144,7 +158,7 @@ public final class EventBlock {
             }
             uuids = decoded(all, (long) rows * 2 * Long.BYTES);
         }
-        return new UUID(all[row * 2], all[row * 2 + 1]);
+        return all;
     }
 
     /**
@@ -162,7 +176,7 @@ public final class EventBlock {
 
     /** What a column's codes and dictionary take in memory, roughly: JSON texts as Jackson's nodes hold them. */
     private static long size(final Column column, final int rows) {
-        long size = (long) rows * Integer.BYTES + 16;
+        long size = column.codesBytes() + 16;
         for (final JsonNode entry : column.dictionary) {
             size += entry == null ? 8 : 56 + 2L * (entry.isTextual() ? entry.textValue().length() : 8);
         }
@@ -171,41 +185,21 @@ public final class EventBlock {
 
     /** The person of code {@code code} of {@link #persons()}, as the uuid it is stored as. */
     public UUID person(final int code) {
-        UUID[] dictionary = personUuids;
-        if (dictionary == null) {
-            if (source == null) {
-                dictionary = new UUID[persons.size()];
-                for (int c = 0; c < dictionary.length; c++) {
-                    dictionary[c] = UUID.fromString(persons.entry(c).asText());
-                }
-            } else {
-                try {
-                    final ByteBuffer in = section(PERSONS);
-                    dictionary = new UUID[length(in)];
-                    for (int c = 0; c < dictionary.length; c++) {
-                        dictionary[c] = new UUID(in.getLong(), in.getLong());
-                    }
-                } catch (final BufferUnderflowException e) {
-                    throw new IllegalArgumentException("a truncated or corrupt event block", e);
-                }
-            }
-            personUuids = decoded(dictionary, 48L * dictionary.length);
-        }
-        return dictionary[code];
+        return persons().uuid(code);
     }
 
-    /** The rows' persons: entries are uuid strings. */
-    public Column persons() {
-        Column column = persons;
+    /** The rows' persons. */
+    public Persons persons() {
+        Persons column = persons;
         if (column == null) {
             try {
                 final ByteBuffer in = section(PERSONS);
-                final JsonNode[] entries = new JsonNode[length(in)];
-                for (int c = 0; c < entries.length; c++) {
-                    entries[c] = Json.mapper().getNodeFactory().textNode(new UUID(in.getLong(), in.getLong()).toString());
+                final long[] halves = new long[2 * length(in)];
+                for (int i = 0; i < halves.length; i++) {
+                    halves[i] = in.getLong();
                 }
-                column = new Column(entries, codes(in, rows, entries.length));
-                persons = decoded(column, size(column, rows));
+                column = new Persons(halves, Codes.read(in, rows, halves.length / 2), decodedBytes);
+                persons = decoded(column, column.memoryBytes());
             } catch (final BufferUnderflowException e) {
                 throw new IllegalArgumentException("a truncated or corrupt event block", e);
             }
@@ -306,8 +300,70 @@ public final class EventBlock {
                 groupKeys.put(index, key.asText());
             }
         }
-        return new Row(timeMicros(row), uuid(row), UUID.fromString(persons().value(row).asText()), distinctIds().value(row).asText(),
+        return new Row(timeMicros(row), uuid(row), person(persons().code(row)), distinctIds().value(row).asText(),
                 events().value(row).asText(), groupKeys, props);
+    }
+
+    /**
+     * A code per row: two bytes each while the dictionary has at most 65,536 entries (every sealed block's, whose rows
+     * are fewer), four past that.
+     */
+    private static final class Codes {
+        private final char[] small;
+        private final int[] large;
+
+        private Codes(final char[] small, final int[] large) {
+            this.small = small;
+            this.large = large;
+        }
+
+        /** {@code codes} as kept for a dictionary of {@code dictionarySize} entries. */
+        static Codes of(final int[] codes, final int dictionarySize) {
+            if (dictionarySize > 0x10000) {
+                return new Codes(null, codes);
+            }
+            final char[] small = new char[codes.length];
+            for (int r = 0; r < codes.length; r++) {
+                small[r] = (char) codes[r];
+            }
+            return new Codes(small, null);
+        }
+
+        /** Reads {@code rows} codes of a dictionary of {@code size} entries, each checked to be one of them. */
+        static Codes read(final ByteBuffer in, final int rows, final int size) {
+            final int width = in.get();
+            final char[] small = size <= 0x10000 ? new char[rows] : null;
+            final int[] large = small == null ? new int[rows] : null;
+            for (int r = 0; r < rows; r++) {
+                final int code = switch (width) {
+                    case 1 -> in.get() & 0xff;
+                    case 2 -> in.getShort() & 0xffff;
+                    case 4 -> in.getInt();
+                    default -> throw new IllegalArgumentException("codes of width " + width);
+                };
+                if (code < 0 || code >= size) {
+                    throw new IllegalArgumentException("a code outside its dictionary");
+                }
+                if (small != null) {
+                    small[r] = (char) code;
+                } else {
+                    large[r] = code;
+                }
+            }
+            return new Codes(small, large);
+        }
+
+        int code(final int row) {
+            return small != null ? small[row] : large[row];
+        }
+
+        int rows() {
+            return small != null ? small.length : large.length;
+        }
+
+        long bytes() {
+            return small != null ? 2L * small.length : 4L * large.length;
+        }
     }
 
     /**
@@ -315,9 +371,13 @@ public final class EventBlock {
      */
     public static final class Column {
         private final JsonNode[] dictionary;
-        private final int[] codes;
+        private final Codes codes;
 
         Column(final JsonNode[] dictionary, final int[] codes) {
+            this(dictionary, Codes.of(codes, dictionary.length));
+        }
+
+        private Column(final JsonNode[] dictionary, final Codes codes) {
             this.dictionary = dictionary;
             this.codes = codes;
         }
@@ -337,11 +397,11 @@ public final class EventBlock {
         }
 
         public int code(final int row) {
-            return codes[row];
+            return codes.code(row);
         }
 
         public JsonNode value(final int row) {
-            return dictionary[codes[row]];
+            return dictionary[codes.code(row)];
         }
 
         /** The code of {@code value}, or -1 when no row has it. */
@@ -353,6 +413,92 @@ public final class EventBlock {
             }
             return -1;
         }
+
+        long codesBytes() {
+            return codes.bytes();
+        }
+    }
+
+    /**
+     * The rows' persons: a dictionary of uuids kept as their two halves (16 bytes an entry, where uuid objects and
+     * their texts took ten times that: a block's persons are nearly as many as its rows, and a cache of blocks held
+     * little else) and a code per row. A person's uuid text is made when first asked for and kept.
+     */
+    public static final class Persons {
+        /** Per code, the uuid's most then least significant half. */
+        private final long[] halves;
+        private final Codes codes;
+        /**
+         * Texts made so far, by code (made when a text is first asked for: a funnel asks for none); written by whichever
+         * reader makes one first (a String is safely published, and two readers making the array keep either's).
+         */
+        private volatile String[] texts;
+        /** The block's tally of decoded bytes, which a text made adds to; null for a block built in memory. */
+        private final java.util.concurrent.atomic.AtomicLong decodedBytes;
+
+        private Persons(final long[] halves, final Codes codes, final java.util.concurrent.atomic.AtomicLong decodedBytes) {
+            this.halves = halves;
+            this.codes = codes;
+            this.decodedBytes = decodedBytes;
+        }
+
+        /** How many distinct persons the rows have: codes run from 0 to one less. */
+        public int size() {
+            return halves.length / 2;
+        }
+
+        public int code(final int row) {
+            return codes.code(row);
+        }
+
+        public UUID uuid(final int code) {
+            return new UUID(halves[2 * code], halves[2 * code + 1]);
+        }
+
+        /** The uuid's most significant half. */
+        public long high(final int code) {
+            return halves[2 * code];
+        }
+
+        /** The uuid's least significant half. */
+        public long low(final int code) {
+            return halves[2 * code + 1];
+        }
+
+        /** The uuid's text (as a person's properties are looked up and unique persons counted). */
+        public String text(final int code) {
+            String[] made = texts;
+            if (made == null) {
+                made = new String[size()];
+                texts = made;
+                added(8L * made.length);
+            }
+            String text = made[code];
+            if (text == null) {
+                text = uuid(code).toString();
+                made[code] = text;
+                added(TEXT_BYTES);
+            }
+            return text;
+        }
+
+        private void added(final long bytes) {
+            if (decodedBytes != null) {
+                decodedBytes.addAndGet(bytes);
+            }
+        }
+
+        /** The text of row {@code row}'s person. */
+        public String textAt(final int row) {
+            return text(codes.code(row));
+        }
+
+        long memoryBytes() {
+            return 8L * halves.length + codes.bytes() + 48;
+        }
+
+        /** What a uuid's text takes: the String, its 36 Latin-1 bytes in an array. */
+        private static final long TEXT_BYTES = 24 + 16 + 40;
     }
 
     /**
@@ -364,7 +510,9 @@ public final class EventBlock {
         private int size;
         private long[] times = new long[16];
         private long[] uuids = new long[32];
-        private final Dictionary persons = new Dictionary(false);
+        private final Map<UUID, Integer> personCodes = new HashMap<>();
+        private long[] personHalves = new long[32];
+        private int[] personRows = new int[16];
         private final Dictionary distinctIds = new Dictionary(false);
         private final Dictionary events = new Dictionary(false);
         private final Map<String, Dictionary> columns = new LinkedHashMap<>();
@@ -380,11 +528,20 @@ public final class EventBlock {
             if (r == times.length) {
                 times = Arrays.copyOf(times, r * 2);
                 uuids = Arrays.copyOf(uuids, r * 4);
+                personRows = Arrays.copyOf(personRows, r * 2);
             }
             times[r] = row.timeMicros();
             uuids[r * 2] = row.uuid().getMostSignificantBits();
             uuids[r * 2 + 1] = row.uuid().getLeastSignificantBits();
-            persons.add(r, Json.mapper().getNodeFactory().textNode(row.person().toString()));
+            personRows[r] = personCodes.computeIfAbsent(row.person(), person -> {
+                final int code = personCodes.size();
+                if (2 * code + 2 > personHalves.length) {
+                    personHalves = Arrays.copyOf(personHalves, personHalves.length * 2);
+                }
+                personHalves[2 * code] = person.getMostSignificantBits();
+                personHalves[2 * code + 1] = person.getLeastSignificantBits();
+                return code;
+            });
             distinctIds.add(r, Json.mapper().getNodeFactory().textNode(row.distinctId()));
             events.add(r, Json.mapper().getNodeFactory().textNode(row.event()));
             for (final Iterator<Map.Entry<String, JsonNode>> it = row.properties().fields(); it.hasNext();) {
@@ -408,7 +565,9 @@ public final class EventBlock {
             columns.forEach((key, dictionary) -> properties.put(key, dictionary.column(size)));
             final Map<String, Column> groups = new LinkedHashMap<>();
             groupColumns.forEach((name, dictionary) -> groups.put(name, dictionary.column(size)));
-            return new EventBlock(Arrays.copyOf(times, size), Arrays.copyOf(uuids, size * 2), persons.column(size), distinctIds.column(size),
+            final Persons people = new Persons(Arrays.copyOf(personHalves, 2 * personCodes.size()),
+                    Codes.of(Arrays.copyOf(personRows, size), personCodes.size()), null);
+            return new EventBlock(Arrays.copyOf(times, size), Arrays.copyOf(uuids, size * 2), people, distinctIds.column(size),
                     events.column(size), groups, properties);
         }
     }
@@ -516,12 +675,10 @@ public final class EventBlock {
         }
         final Out people = parts.computeIfAbsent(PERSONS, k -> new Out(rows));
         people.varint(persons.size());
-        for (final JsonNode person : persons.dictionary) {
-            final UUID uuid = UUID.fromString(person.asText());
-            people.fixed(uuid.getMostSignificantBits());
-            people.fixed(uuid.getLeastSignificantBits());
+        for (final long half : persons.halves) {
+            people.fixed(half);
         }
-        people.codes(persons);
+        people.codes(persons.codes, persons.size());
         parts.computeIfAbsent(DISTINCT_IDS, k -> new Out(rows)).texts(distinctIds);
         parts.computeIfAbsent(EVENTS, k -> new Out(rows)).texts(events);
         groups.forEach((name, column) -> parts.computeIfAbsent(name, k -> new Out(rows)).values(column));
@@ -635,7 +792,7 @@ public final class EventBlock {
             for (int c = 1; c < entries.length; c++) {
                 entries[c] = Json.mapper().readTree(string(in));
             }
-            return new Column(entries, codes(in, rows, entries.length));
+            return new Column(entries, Codes.read(in, rows, entries.length));
         } catch (final BufferUnderflowException | JsonProcessingException e) {
             throw new IllegalArgumentException("a truncated or corrupt event block", e);
         }
@@ -651,27 +808,10 @@ public final class EventBlock {
             for (int c = 0; c < entries.length; c++) {
                 entries[c] = Json.mapper().getNodeFactory().textNode(string(in));
             }
-            return new Column(entries, codes(in, rows, entries.length));
+            return new Column(entries, Codes.read(in, rows, entries.length));
         } catch (final BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new IllegalArgumentException("a truncated or corrupt event block", e);
         }
-    }
-
-    private static int[] codes(final ByteBuffer in, final int rows, final int size) {
-        final int width = in.get();
-        final int[] codes = new int[rows];
-        for (int r = 0; r < rows; r++) {
-            codes[r] = switch (width) {
-                case 1 -> in.get() & 0xff;
-                case 2 -> in.getShort() & 0xffff;
-                case 4 -> in.getInt();
-                default -> throw new IllegalArgumentException("codes of width " + width);
-            };
-            if (codes[r] < 0 || codes[r] >= size) {
-                throw new IllegalArgumentException("a code outside its dictionary");
-            }
-        }
-        return codes;
     }
 
     private static String string(final ByteBuffer in) {
@@ -760,9 +900,14 @@ public final class EventBlock {
         }
 
         void codes(final Column column) {
-            final int width = column.size() <= 0x100 ? 1 : column.size() <= 0x10000 ? 2 : 4;
+            codes(column.codes, column.size());
+        }
+
+        void codes(final Codes codes, final int dictionarySize) {
+            final int width = dictionarySize <= 0x100 ? 1 : dictionarySize <= 0x10000 ? 2 : 4;
             buffer.write(width);
-            for (final int code : column.codes) {
+            for (int r = 0; r < codes.rows(); r++) {
+                final int code = codes.code(r);
                 for (int shift = (width - 1) * 8; shift >= 0; shift -= 8) {
                     buffer.write(code >>> shift);
                 }

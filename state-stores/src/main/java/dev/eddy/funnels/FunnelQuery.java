@@ -502,7 +502,7 @@ public final class FunnelQuery {
          * {@link #BUCKETS}): each actor's rows are gathered and put in timeline order one bucket at a time, within the
          * processor's cache, instead of across a partition's arrays of hundreds of thousands of rows.
          */
-        private Rows[] buckets = {new Rows()};
+        private Rows[] buckets;
         private int size;
         private int splitAt = SPLIT_AT;
         /**
@@ -511,6 +511,11 @@ public final class FunnelQuery {
          * only as its actor is evaluated.
          */
         private final List<FunnelEvent> kinds = new ArrayList<>();
+        /**
+         * The blocks rows were taken from, which rows name by index: an event's uuid orders two of a person's events at
+         * the same time, and is read (its column decoded) only then.
+         */
+        private final List<EventBlock> taken = new ArrayList<>();
         private final Map<FunnelEvent, Integer> kindIndex = new HashMap<>();
         private int lastKind = -1;
         /** Steps or exclusion gaps matched (one bit each), as the array events share. */
@@ -541,6 +546,7 @@ public final class FunnelQuery {
             this.now = now;
             this.share = share;
             this.shares = shares;
+            this.buckets = new Rows[] {new Rows(taken)};
         }
 
         /** Spreads the rows over buckets from {@code rows} rows on instead of {@link #SPLIT_AT} (tests). */
@@ -626,8 +632,10 @@ public final class FunnelQuery {
             }
             final EventBlock.Column groupColumn = aggregationGroup.isPresent() ? groupColumn(block, aggregationGroup.getAsInt()) : null;
             // The collector's actor index of each person (or group) code of this block, found on first use.
-            final EventBlock.Column actors = groupColumn != null ? groupColumn : block.persons();
-            final int[] actorOf = new int[actors.size()];
+            final EventBlock.Persons persons = groupColumn != null ? null : block.persons();
+            final int[] actorOf = new int[groupColumn != null ? groupColumn.size() : persons.size()];
+            // The block's index among those taken, when a row of it is.
+            int blockRef = -1;
             java.util.Arrays.fill(actorOf, NOT_YET);
             int next = 0;
             for (int r = taken == null ? deleted.nextClearBit(0) : taken.length > 0 ? taken[0] : block.rows(); r < block.rows();
@@ -648,10 +656,12 @@ public final class FunnelQuery {
                     }
                     group = key.asText();
                 }
-                final int actorCode = actors.code(r);
+                final int actorCode = persons != null ? persons.code(r) : groupColumn.code(r);
                 if (actorOf[actorCode] == NOT_YET) {
-                    final Object key = actorKey(group, block, actorCode);
-                    actorOf[actorCode] = (only == null || only.contains(key)) && Math.floorMod(key.hashCode(), shares) == share ? MINE : OTHER_SHARE;
+                    // A person's uuid hashed as UUID.hashCode does, without making the uuid.
+                    final int hash = persons == null ? group.hashCode() : uuidHash(persons.high(actorCode), persons.low(actorCode));
+                    actorOf[actorCode] = (only == null || only.contains(actorKey(group, persons, actorCode)))
+                            && Math.floorMod(hash, shares) == share ? MINE : OTHER_SHARE;
                 }
                 if (actorOf[actorCode] == OTHER_SHARE) {
                     continue;
@@ -701,22 +711,40 @@ public final class FunnelQuery {
                 }
                 final int rowKind = kindOf(stepsMatched, gapsMatched, breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
                 if (actorOf[actorCode] == MINE) {
-                    final Object key = actorKey(group, block, actorCode);
-                    actorOf[actorCode] = actor(key);
-                    lastBlockActors.add(key);
+                    actorOf[actorCode] = persons != null ? person(persons, actorCode) : actor(group);
+                    lastBlockActors.add(actorKeys.get(actorOf[actorCode]));
                 }
-                add(actorOf[actorCode], t, block.uuid(r), rowKind);
+                if (blockRef < 0) {
+                    blockRef = this.taken.size();
+                    this.taken.add(block);
+                }
+                add(actorOf[actorCode], t, blockRef, r, rowKind);
                 lastBlockRows.add(actorOf[actorCode], r);
             }
         }
 
         /** A row's actor: its group's key (a string) when the funnel counts groups, else its person's uuid. */
-        private static Object actorKey(final String group, final EventBlock block, final int personCode) {
-            return group != null ? group : block.person(personCode);
+        private static Object actorKey(final String group, final EventBlock.Persons persons, final int personCode) {
+            return group != null ? group : persons.uuid(personCode);
         }
 
-        /** @param key a person's uuid, or a group's key */
-        private int actor(final Object key) {
+        /** What {@link java.util.UUID#hashCode} is for the uuid of these halves. */
+        private static int uuidHash(final long high, final long low) {
+            final long both = high ^ low;
+            return (int) (both >> 32) ^ (int) both;
+        }
+
+        /** The index of the person of {@code code} of {@code persons}, a new one if the person is new. */
+        private int person(final EventBlock.Persons persons, final int code) {
+            final int found = actors.indexOf(persons.high(code), persons.low(code), actorKeys.size());
+            if (found == actorKeys.size()) {
+                actorKeys.add(persons.uuid(code));
+            }
+            return found;
+        }
+
+        /** The index of the group of key {@code key}, a new one if the group is new. */
+        private int actor(final String key) {
             final int found = actors.indexOf(key, actorKeys.size());
             if (found == actorKeys.size()) {
                 actorKeys.add(key);
@@ -724,16 +752,16 @@ public final class FunnelQuery {
             return found;
         }
 
-        private void add(final int actor, final long t, final java.util.UUID uuid, final int rowKind) {
+        private void add(final int actor, final long t, final int blockRef, final int row, final int rowKind) {
             if (size == splitAt && buckets.length == 1) {
                 final Rows all = buckets[0];
                 buckets = new Rows[BUCKETS];
-                java.util.Arrays.setAll(buckets, b -> new Rows());
+                java.util.Arrays.setAll(buckets, b -> new Rows(taken));
                 for (int i = 0; i < all.size; i++) {
-                    buckets[all.actor[i] & (BUCKETS - 1)].add(all.actor[i], all.time[i], all.high[i], all.low[i], all.kind[i]);
+                    buckets[all.actor[i] & (BUCKETS - 1)].add(all.actor[i], all.time[i], all.block[i], all.row[i], all.kind[i]);
                 }
             }
-            buckets[actor & (buckets.length - 1)].add(actor, t, uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), rowKind);
+            buckets[actor & (buckets.length - 1)].add(actor, t, blockRef, row, rowKind);
             size++;
         }
 
@@ -869,51 +897,66 @@ public final class FunnelQuery {
                     each.accept(actor, actorKeys.get(actor), actorEvents);
                 }
             }
-            buckets = new Rows[] {new Rows()};
+            buckets = new Rows[] {new Rows(taken)};
             size = 0;
+            taken.clear();
         }
 
         /** Row {@code row} of {@code rows} as an event. Only a group's events, from several persons, are compared by uuid (evaluateGroups). */
         private FunnelEvent event(final Rows rows, final int row) {
             final FunnelEvent k = kinds.get(rows.kind[row]);
-            return new FunnelEvent(rows.time[row], aggregationGroup.isPresent() ? new java.util.UUID(rows.high[row], rows.low[row]).toString() : "",
+            return new FunnelEvent(rows.time[row], aggregationGroup.isPresent() ? taken.get(rows.block[row]).uuid(rows.row[row]).toString() : "",
                     k.steps(), k.exclusions(), k.breakdown());
         }
     }
 
-    /** Rows a collector took, of some of its actors: each row's actor index, time, event uuid and kind. */
+    /**
+     * Rows a collector took, of some of its actors: each row's actor index, time and kind, and where it is (a block
+     * among those taken, and its row there), which gives its event's uuid when needed.
+     */
     private static final class Rows {
+        private final List<EventBlock> blocks;
         int[] actor = new int[64];
         long[] time = new long[64];
-        long[] high = new long[64];
-        long[] low = new long[64];
+        int[] block = new int[64];
+        int[] row = new int[64];
         int[] kind = new int[64];
         int size;
 
-        void add(final int rowActor, final long t, final long uuidHigh, final long uuidLow, final int rowKind) {
+        Rows(final List<EventBlock> blocks) {
+            this.blocks = blocks;
+        }
+
+        void add(final int rowActor, final long t, final int rowBlock, final int blockRow, final int rowKind) {
             final int n = size;
             if (n == actor.length) {
                 actor = java.util.Arrays.copyOf(actor, n * 2);
                 time = java.util.Arrays.copyOf(time, n * 2);
-                high = java.util.Arrays.copyOf(high, n * 2);
-                low = java.util.Arrays.copyOf(low, n * 2);
+                block = java.util.Arrays.copyOf(block, n * 2);
+                row = java.util.Arrays.copyOf(row, n * 2);
                 kind = java.util.Arrays.copyOf(kind, n * 2);
             }
             actor[n] = rowActor;
             time[n] = t;
-            high[n] = uuidHigh;
-            low[n] = uuidLow;
+            block[n] = rowBlock;
+            row[n] = blockRow;
             kind[n] = rowKind;
             size = n + 1;
         }
 
-        /** Whether row {@code a} comes before row {@code b} in a timeline: by time, then by the uuid's bytes (unsigned). */
+        /**
+         * Whether row {@code a} comes before row {@code b} in a timeline: by time, then by the uuid's bytes (unsigned),
+         * read from their blocks only for two rows at the same time.
+         */
         boolean before(final int a, final int b) {
-            int c = Long.compare(time[a], time[b]);
-            if (c == 0) {
-                c = Long.compareUnsigned(high[a], high[b]);
+            final int c = Long.compare(time[a], time[b]);
+            if (c != 0) {
+                return c < 0;
             }
-            return (c != 0 ? c : Long.compareUnsigned(low[a], low[b])) < 0;
+            final EventBlock first = blocks.get(block[a]);
+            final EventBlock second = blocks.get(block[b]);
+            final int high = Long.compareUnsigned(first.uuidHigh(row[a]), second.uuidHigh(row[b]));
+            return (high != 0 ? high : Long.compareUnsigned(first.uuidLow(row[a]), second.uuidLow(row[b]))) < 0;
         }
     }
 
@@ -937,8 +980,11 @@ public final class FunnelQuery {
             if (!(key instanceof java.util.UUID uuid)) {
                 return groups.computeIfAbsent(key, k -> next);
             }
-            final long h = uuid.getMostSignificantBits();
-            final long l = uuid.getLeastSignificantBits();
+            return indexOf(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), next);
+        }
+
+        /** The index of the person whose uuid has halves {@code h} and {@code l}, {@code next} if new. */
+        int indexOf(final long h, final long l, final int next) {
             int slot = KeptPersons.slot(h, l, capacity);
             while (slots[3 * slot + 2] != 0) {
                 if (slots[3 * slot] == h && slots[3 * slot + 1] == l) {

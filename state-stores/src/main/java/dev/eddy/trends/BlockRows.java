@@ -36,7 +36,7 @@ public final class BlockRows implements PropertyFilter.Source {
 
             @Override
             public JsonNode person(final String key) {
-                return lookup.person(block.persons().value(row).asText()).get(key);
+                return lookup.person(block.persons().textAt(row)).get(key);
             }
 
             @Override

@@ -544,7 +544,7 @@ public final class TrendQuery {
                 }
                 actor = group.asText();
             } else {
-                actor = block.persons().value(r).asText();
+                actor = block.persons().textAt(r);
             }
             final OptionalDouble value = valueColumn == null ? OptionalDouble.empty()
                     : PropertyFilter.number(valueColumn.value(r)).map(OptionalDouble::of).orElse(OptionalDouble.empty());

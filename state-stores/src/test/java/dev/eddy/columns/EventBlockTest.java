@@ -102,6 +102,30 @@ class EventBlockTest {
     }
 
     @Test
+    void personsAreKeptAsUuidHalvesAndTheirTextsMadeOnlyWhenAsked() {
+        final EventBlock.Builder builder = new EventBlock.Builder();
+        for (int i = 0; i < 1_000; i++) {
+            builder.add(row(1_700_000_000_000_000L + i, "p" + i % 400, "u" + i, "e", "{}"));
+        }
+        final EventBlock block = EventBlock.decode(builder.build().encode());
+        final long encoded = block.memoryBytes();
+        final EventBlock.Persons persons = block.persons();
+        final long withPersons = block.memoryBytes();
+        assertThat(persons.size()).isEqualTo(400);
+        assertThat(withPersons - encoded).as("16 bytes a person, 2 a row's code, and the object")
+                .isEqualTo(400 * 16 + 1_000 * 2 + 48);
+        final UUID p7 = UUID.nameUUIDFromBytes("p7".getBytes());
+        final int code = persons.code(407);
+        assertThat(persons.uuid(code)).isEqualTo(p7).isEqualTo(block.person(code));
+        assertThat(persons.high(code)).isEqualTo(p7.getMostSignificantBits());
+        assertThat(persons.low(code)).isEqualTo(p7.getLeastSignificantBits());
+        assertThat(block.memoryBytes()).as("no text made for uuids asked as such").isEqualTo(withPersons);
+        assertThat(persons.textAt(7)).isEqualTo(p7.toString()).isSameAs(persons.text(code));
+        assertThat(block.memoryBytes()).as("the texts' array and one text weigh in").isEqualTo(withPersons + 400 * 8 + 80);
+        assertThat(block.row(407).person()).isEqualTo(p7);
+    }
+
+    @Test
     void aColumnIsReadWithoutReadingTheOthers() {
         final EventBlock.Builder builder = new EventBlock.Builder();
         builder.add(row(1L, "p", "u", "e", "{\"a\":\"x\",\"b\":\"y\"}"));

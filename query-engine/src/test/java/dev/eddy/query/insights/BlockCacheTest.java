@@ -58,7 +58,7 @@ class BlockCacheTest {
         assertThat(reads).as("the table of sections, then only the columns the read used").containsExactly(BlockKeys.sealedBlock(PROJECT, 0),
                 BlockKeys.sealedSection(PROJECT, 0, "event"), BlockKeys.sealedSection(PROJECT, 0, "p:$browser"));
         assertThat(cache.weight()).as("weighed again with the columns the read decoded").isEqualTo(first.memoryBytes())
-                .isGreaterThan(store.get(BlockKeys.sealedBlock(PROJECT, 0)).length + 2L * 100 * Integer.BYTES);
+                .isGreaterThan(store.get(BlockKeys.sealedBlock(PROJECT, 0)).length + 2L * 100 * Character.BYTES);
 
         try (BlockCache.Read read = cache.read(this::get, (from, to) -> true)) {
             final EventBlock again = read.block(PROJECT, 0, entry);
