@@ -30,6 +30,8 @@ public final class SeriesPartial {
     private long[] bucketStarts;
     private long firstMicros;
     private long lastMicros;
+    /** The buckets' average width in microseconds (at least 1), from which {@link #bucketOfMicros} guesses. */
+    private long averageWidth;
 
     /** One bucket's aggregate: whatever {@link #math} needs of it. */
     static final class Cell {
@@ -207,26 +209,17 @@ public final class SeriesPartial {
      * {@link DateRange#bucketOf} answers for that instant, by a search over the buckets' starts.
      */
     public int bucketOfMicros(final long timeMicros) {
-        if (bucketStarts == null) {
-            final long[] starts = new long[buckets.size()];
-            for (int b = 0; b < starts.length; b++) {
-                starts[b] = ceilMicros(buckets.get(b).toInstant());
-            }
-            firstMicros = ceilMicros(range.from().toInstant());
-            lastMicros = Math.floorDiv(range.to().toInstant().getEpochSecond() * 1_000_000_000L + range.to().toInstant().getNano(), 1000L);
-            bucketStarts = starts;
-        }
+        final long[] starts = bucketStarts();
         if (timeMicros < firstMicros || timeMicros > lastMicros) {
             return -1;
         }
         // Buckets are nearly even (hours, days; weeks and months differ by a few days, a zone's days by an hour): the
         // bucket guessed from the average width is the one, or a step or two off, without a search's branches.
-        final long[] starts = bucketStarts;
         final int last = starts.length - 1;
         if (timeMicros < starts[0]) {
             return -1;
         }
-        int b = last == 0 ? 0 : (int) Math.min(last, Math.max(0, (timeMicros - starts[0]) / Math.max(1, (starts[last] - starts[0]) / last)));
+        int b = last == 0 ? 0 : (int) Math.min(last, Math.max(0, (timeMicros - starts[0]) / averageWidth));
         while (b > 0 && starts[b] > timeMicros) {
             b--;
         }
@@ -234,6 +227,34 @@ public final class SeriesPartial {
             b++;
         }
         return b;
+    }
+
+    /**
+     * The first microsecond that {@link #bucketOfMicros} maps to bucket {@code bucket} (one it answered): with
+     * {@link #bucketEndMicros}, the span a scan of rows in time order checks before asking again.
+     */
+    public long bucketStartMicros(final int bucket) {
+        return Math.max(bucketStarts()[bucket], firstMicros);
+    }
+
+    /** One past the last microsecond that {@link #bucketOfMicros} maps to bucket {@code bucket} (one it answered). */
+    public long bucketEndMicros(final int bucket) {
+        final long[] starts = bucketStarts();
+        return bucket + 1 < starts.length ? Math.min(starts[bucket + 1], lastMicros + 1) : lastMicros + 1;
+    }
+
+    private long[] bucketStarts() {
+        if (bucketStarts == null) {
+            final long[] starts = new long[buckets.size()];
+            for (int b = 0; b < starts.length; b++) {
+                starts[b] = ceilMicros(buckets.get(b).toInstant());
+            }
+            firstMicros = ceilMicros(range.from().toInstant());
+            lastMicros = Math.floorDiv(range.to().toInstant().getEpochSecond() * 1_000_000_000L + range.to().toInstant().getNano(), 1000L);
+            averageWidth = starts.length < 2 ? 1 : Math.max(1, (starts[starts.length - 1] - starts[0]) / (starts.length - 1));
+            bucketStarts = starts;
+        }
+        return bucketStarts;
     }
 
     /** The first whole microsecond at or after {@code time}. */

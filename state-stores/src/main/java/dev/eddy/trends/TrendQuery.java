@@ -575,6 +575,11 @@ public final class TrendQuery {
         }
         final EventBlock.Column events = block.events();
         final boolean anyDeleted = !deleted.isEmpty();
+        // Per range, the span of the bucket last found: a block's rows come about in time order, so most rows fall in
+        // the bucket of the row before, found without a search.
+        final long[] spanStart = new long[targets.length];
+        final long[] spanEnd = new long[targets.length];
+        final int[] spanBucket = new int[targets.length];
         for (int r = 0; r < rowCount; r++) {
             if (anyDeleted && deleted.get(r) || eventCode != ANY_EVENT && events.code(r) != eventCode) {
                 continue;
@@ -582,9 +587,15 @@ public final class TrendQuery {
             final long time = block.timeMicros(r);
             boolean filtered = false;
             for (int p = 0; p < targets.length; p++) {
-                final int bucket = targets[p].bucketOfMicros(time);
-                if (bucket < 0) {
-                    continue;
+                int bucket = spanBucket[p];
+                if (time < spanStart[p] || time >= spanEnd[p]) {
+                    bucket = targets[p].bucketOfMicros(time);
+                    if (bucket < 0) {
+                        continue;
+                    }
+                    spanStart[p] = targets[p].bucketStartMicros(bucket);
+                    spanEnd[p] = targets[p].bucketEndMicros(bucket);
+                    spanBucket[p] = bucket;
                 }
                 if (!filtered) {
                     if (globalFilter != null && !globalFilter.test(r) || own != null && !own.test(r)) {

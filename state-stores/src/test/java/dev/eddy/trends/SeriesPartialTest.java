@@ -21,7 +21,7 @@ class SeriesPartialTest {
             ZoneId.of("Asia/Kolkata"), ZoneId.of("Australia/Lord_Howe"));
 
     @Test
-    void everyMicrosecondFindsTheBucketTheRangeSays() {
+    void everyMicrosecondFindsTheBucketTheRangeSaysAndItsSpanHoldsNoOther() {
         final Random random = new Random(18);
         final ZonedDateTime base = ZonedDateTime.parse("2025-01-01T00:00:00Z");
         for (int trial = 0; trial < 400; trial++) {
@@ -44,6 +44,18 @@ class SeriesPartialTest {
                 assertThat(partial.bucketOfMicros(t)).as("%s %s %s..%s at %d", zone, interval, from, to, t).isEqualTo(searched(range, t));
                 if (!zone.getId().equals("Australia/Lord_Howe")) {
                     assertThat(partial.bucketOfMicros(t)).isEqualTo(range.bucketOf(Instant.EPOCH.plus(t, ChronoUnit.MICROS)));
+                }
+                final int bucket = partial.bucketOfMicros(t);
+                if (bucket >= 0) {
+                    // The bucket's span, which a scan reuses for the rows after: exactly the microseconds of that bucket.
+                    final long start = partial.bucketStartMicros(bucket);
+                    final long end = partial.bucketEndMicros(bucket);
+                    assertThat(start).isLessThanOrEqualTo(t);
+                    assertThat(end).isGreaterThan(t);
+                    assertThat(searched(range, start)).isEqualTo(bucket);
+                    assertThat(searched(range, end - 1)).isEqualTo(bucket);
+                    assertThat(searched(range, start - 1)).isNotEqualTo(bucket);
+                    assertThat(searched(range, end)).isNotEqualTo(bucket);
                 }
             }
             // The edges: each bucket's first microsecond and the one before it.
