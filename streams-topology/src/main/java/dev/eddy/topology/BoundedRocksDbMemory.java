@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Cache;
+import org.rocksdb.CompressionType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.WriteBufferManager;
@@ -16,6 +17,10 @@ import org.rocksdb.WriteBufferManager;
  * shares one LRU cache of {@code streams.rocksdb-memory} bytes, which also holds their index and filter blocks, and
  * the memtables are charged to that same cache through one write buffer manager (at most half of it), so the total
  * stays near the configured figure however many partitions an instance takes.
+ *
+ * <p>It also compresses what the stores write to disk, which Kafka Streams leaves uncompressed: LZ4 (a few hundred MB/s
+ * a core) for data still being compacted, and Zstandard for the bottommost, longest-kept run, as RocksDB's tuning
+ * guide advises. Timelines hold each event's property JSON, whose keys and values repeat from event to event.
  *
  * <p>Configured through {@link #MEMORY_BYTES} in the Streams properties ({@link StreamsProperties}); the cache and the
  * write buffer manager are per process and per size, shared by every store and every Kafka Streams client of the
@@ -53,6 +58,8 @@ public final class BoundedRocksDbMemory implements RocksDBConfigSetter {
         options.setWriteBufferManager(shared.writeBuffers());
         options.setWriteBufferSize(MEMTABLE_BYTES);
         options.setMaxWriteBufferNumber(MEMTABLES);
+        options.setCompressionType(CompressionType.LZ4_COMPRESSION);
+        options.setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION);
     }
 
     @Override

@@ -11,6 +11,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteOptions;
@@ -89,6 +91,37 @@ class BoundedRocksDbMemoryTest {
     }
 
     @Test
+    void whatAStoreWritesToDiskIsCompressed(@TempDir final Path dir) throws Exception {
+        RocksDB.loadLibrary();
+        final Map<String, Object> configs = Map.of(BoundedRocksDbMemory.MEMORY_BYTES, 32 * MIB);
+        final BoundedRocksDbMemory setter = new BoundedRocksDbMemory();
+        final Random random = new Random(11);
+        long written = 0;
+        // Kafka Streams opens its stores uncompressed, then lets the setter change that.
+        try (Options o = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig())
+                .setCompressionType(CompressionType.NO_COMPRESSION)) {
+            setter.setConfig("timelines", o, configs);
+            try (RocksDB db = RocksDB.open(o, dir.toString()); FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+                // Events as a timeline holds them: a random key, and property JSON whose keys repeat from event to event.
+                for (int i = 0; i < 20_000; i++) {
+                    final byte[] key = new java.util.UUID(random.nextLong(), random.nextLong()).toString().getBytes();
+                    final byte[] value = ("{\"$browser\":\"" + (random.nextBoolean() ? "Chrome" : "Safari") + "\",\"$current_url\":"
+                            + "\"https://example.com/page/" + random.nextInt(50) + "\",\"$screen_width\":" + (1000 + random.nextInt(900))
+                            + ",\"$lib\":\"posthog-js\",\"$lib_version\":\"1.200.0\",\"$session_id\":\""
+                            + Long.toHexString(random.nextLong()) + "\"}").getBytes();
+                    db.put(key, value);
+                    written += key.length + value.length;
+                }
+                db.flush(flush);
+                db.compactRange();
+                final long onDisk = db.getLongProperty("rocksdb.total-sst-files-size");
+                // Measured: 1,507,288 bytes of the 4,014,623 written; 4,212,380 left uncompressed.
+                assertThat(onDisk).as("%,d bytes on disk of %,d written", onDisk, written).isPositive().isLessThan(written / 2);
+            }
+        }
+    }
+
+    @Test
     void configuredThroughTheStreamsProperties() {
         final BlockBasedTableConfig table = new BlockBasedTableConfig();
         try (Options o = new Options().setTableFormatConfig(table)) {
@@ -98,6 +131,8 @@ class BoundedRocksDbMemoryTest {
             final BlockBasedTableConfig applied = (BlockBasedTableConfig) o.tableFormatConfig();
             assertThat(applied.cacheIndexAndFilterBlocks()).isTrue();
             assertThat(applied.blockSize()).isEqualTo(16 * 1024);
+            assertThat(o.compressionType()).isEqualTo(CompressionType.LZ4_COMPRESSION);
+            assertThat(o.bottommostCompressionType()).isEqualTo(CompressionType.ZSTD_COMPRESSION);
         }
         assertThatThrownBy(() -> new BoundedRocksDbMemory().setConfig("s", new Options(), Map.of()))
                 .hasMessageContaining(BoundedRocksDbMemory.MEMORY_BYTES);
