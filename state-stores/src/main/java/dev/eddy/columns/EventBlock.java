@@ -383,7 +383,7 @@ public final class EventBlock {
         }
 
         static Column absent(final int rows) {
-            return new Column(new JsonNode[] {null}, new int[rows]);
+            return new Column(new JsonNode[] {null}, new Codes(new char[rows], null));
         }
 
         /** How many codes there are: code {@code c} stands for {@link #entry(int) entry(c)}. */
@@ -421,7 +421,7 @@ public final class EventBlock {
 
     /**
      * The rows' persons: a dictionary of uuids kept as their two halves (16 bytes an entry, where uuid objects and
-     * their texts took ten times that: a block's persons are nearly as many as its rows, and a cache of blocks held
+     * their texts took about eight times that: a block's persons are nearly as many as its rows, and a cache of blocks held
      * little else) and a code per row. A person's uuid text is made when first asked for and kept.
      */
     public static final class Persons {

@@ -973,14 +973,11 @@ public final class FunnelQuery {
         private long[] slots = new long[3 << 10];
         private int capacity = 1 << 10;
         private int persons;
-        private final Map<Object, Integer> groups = new HashMap<>();
+        private final Map<String, Integer> groups = new HashMap<>();
 
-        /** The index of {@code key} (a person's {@link java.util.UUID} or a group's key), {@code next} if new. */
-        int indexOf(final Object key, final int next) {
-            if (!(key instanceof java.util.UUID uuid)) {
-                return groups.computeIfAbsent(key, k -> next);
-            }
-            return indexOf(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), next);
+        /** The index of the group of key {@code key}, {@code next} if new. */
+        int indexOf(final String key, final int next) {
+            return groups.computeIfAbsent(key, k -> next);
         }
 
         /** The index of the person whose uuid has halves {@code h} and {@code l}, {@code next} if new. */
