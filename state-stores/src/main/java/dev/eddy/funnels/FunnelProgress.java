@@ -571,7 +571,8 @@ public final class FunnelProgress {
         if (!gone.isEmpty() || !fresh.isEmpty() || !thinned.isEmpty() || baseWeight == 0) {
             baseWeight = weighUnits();
         }
-        weight = baseWeight + persons.memoryBytes() + weighTails() + tally.memoryBytes() + (snapshot == null ? 0 : snapshot.memoryBytes());
+        // The snapshot's times are the running tally's last sorted times (weighed with it).
+        weight = baseWeight + persons.memoryBytes() + weighTails() + tally.memoryBytes();
     }
 
     /** Whether the two lists hold the same blocks (the same objects) with the same deleted rows, in the same order. */

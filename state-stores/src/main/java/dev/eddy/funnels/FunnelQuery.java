@@ -824,7 +824,7 @@ public final class FunnelQuery {
          * adds its persons summed up (hundreds of thousands of outcomes a partition are not listed to be summed later).
          */
         public void finish(final Partial partial) {
-            final FunnelTally.Running tally = tallied() ? new FunnelTally.Running(stepCount()) : null;
+            final FunnelTally.Builder tally = tallied() ? new FunnelTally.Builder(stepCount()) : null;
             finishEach((actor, actorEvents) -> {
                 if (actor instanceof String group) {
                     partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).addAll(actorEvents);
@@ -834,8 +834,8 @@ public final class FunnelQuery {
                     evaluate(actorEvents, partial);
                 }
             });
-            if (tally != null && tally.version() > 0) {
-                partial.add(tally.snapshot());
+            if (tally != null && !tally.isEmpty()) {
+                partial.add(tally.build());
             }
         }
 

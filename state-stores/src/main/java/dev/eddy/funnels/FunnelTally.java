@@ -8,35 +8,95 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 /**
  * A funnel's figures over many actors without one entry per actor: how many reached each step, and the conversion
- * times above zero into each step after the first (in microseconds, unordered, one per actor converting). What
- * {@link FunnelSteps} reports follows from it: counts, averages, and medians (selected, not sorted). Tallies merge by
- * adding counts and joining times, so partitions' and instances' partials of a funnel merge without the actors'
- * outcomes; a {@link Running} tally is what a kept funnel ({@link FunnelProgress}) changes as persons' outcomes change.
+ * times above zero into each step after the first (in microseconds, one per actor converting). What
+ * {@link FunnelSteps} reports follows from it: counts, exact averages, and medians. Tallies merge by adding counts and
+ * joining times, so partitions' and instances' partials of a funnel merge without the actors' outcomes; a
+ * {@link Running} tally is what a kept funnel ({@link FunnelProgress}) changes as persons' outcomes change.
+ *
+ * <p>A step's times are held as sorted runs that are never written once made, so merging tallies shares their runs
+ * instead of copying times, a kept funnel hands out the same runs until its persons change, and a median is found by
+ * searching the runs (counting the times at most a value in each) instead of gathering and selecting every time.
  */
 public final class FunnelTally {
+    /** Past this many runs a step's runs are sorted into one when tallies merge. */
+    private static final int MAX_RUNS = 32;
+
     private final long[] reached;
-    /** Per step {@code s >= 1}: the first {@code sizes[s]} of {@code times[s]}. */
-    private final long[][] times;
-    private final int[] sizes;
+    /** Per step {@code s >= 1}: its times as sorted runs (shared with other tallies: never written). */
+    private final List<List<long[]>> runs;
+    /** Per step: how many times it holds, and their sum in microseconds. */
+    private final long[] counts;
+    private final long[] sums;
 
     public FunnelTally(final int steps) {
         reached = new long[steps];
-        times = new long[steps][];
-        sizes = new int[steps];
-        for (int s = 1; s < steps; s++) {
-            times[s] = new long[16];
+        runs = new ArrayList<>(steps);
+        for (int s = 0; s < steps; s++) {
+            runs.add(new ArrayList<>(2));
         }
+        counts = new long[steps];
+        sums = new long[steps];
     }
 
     /** The tally of {@code outcomes} (those that do not count are left out). */
     public static FunnelTally of(final int steps, final Collection<FunnelOutcome> outcomes) {
-        final FunnelTally tally = new FunnelTally(steps);
-        outcomes.forEach(tally::add);
-        return tally;
+        final Builder builder = new Builder(steps);
+        outcomes.forEach(builder::add);
+        return builder.build();
+    }
+
+    /** A tally made by adding outcomes one at a time; {@link #build} once, then leave it. */
+    public static final class Builder {
+        private final FunnelTally tally;
+        /** Per step {@code s >= 1}: its times as added, unsorted (the first {@code tally.counts[s]}). */
+        private final long[][] times;
+
+        public Builder(final int steps) {
+            tally = new FunnelTally(steps);
+            times = new long[steps][];
+        }
+
+        /** Adds one actor's outcome (nothing if it does not count). */
+        public void add(final FunnelOutcome outcome) {
+            if (!outcome.counts()) {
+                return;
+            }
+            final int top = Math.min(outcome.stepReached(), times.length - 1);
+            for (int s = 0; s <= top; s++) {
+                tally.reached[s]++;
+                final long t = s == 0 ? 0 : micros(outcome.timings()[s - 1]);
+                if (t > 0) {
+                    if (times[s] == null) {
+                        times[s] = new long[16];
+                    } else if (tally.counts[s] == times[s].length) {
+                        times[s] = Arrays.copyOf(times[s], times[s].length * 2);
+                    }
+                    times[s][(int) tally.counts[s]++] = t;
+                    tally.sums[s] += t;
+                }
+            }
+        }
+
+        /** Whether no outcome added counts. */
+        public boolean isEmpty() {
+            return tally.isEmpty();
+        }
+
+        /** The tally of the outcomes added. */
+        public FunnelTally build() {
+            for (int s = 1; s < times.length; s++) {
+                if (times[s] != null) {
+                    final long[] run = Arrays.copyOf(times[s], (int) tally.counts[s]);
+                    Arrays.sort(run);
+                    tally.runs.get(s).add(run);
+                    times[s] = null;
+                }
+            }
+            return tally;
+        }
     }
 
     /** A conversion time as a tally keeps it: a timing (seconds from a difference of microseconds) in microseconds. */
@@ -48,54 +108,45 @@ public final class FunnelTally {
         return reached.length;
     }
 
-    /** Adds one actor's outcome (nothing if it does not count). */
-    public void add(final FunnelOutcome outcome) {
-        if (!outcome.counts()) {
-            return;
-        }
-        final int top = Math.min(outcome.stepReached(), reached.length - 1);
-        for (int s = 0; s <= top; s++) {
-            reached[s]++;
-            if (s > 0) {
-                final long t = micros(outcome.timings()[s - 1]);
-                if (t > 0) {
-                    time(s, t, 1);
-                }
-            }
-        }
-    }
-
-    private void time(final int step, final long micros, final int count) {
-        if (sizes[step] + count > times[step].length) {
-            times[step] = Arrays.copyOf(times[step], Math.max(sizes[step] + count, times[step].length * 2));
-        }
-        Arrays.fill(times[step], sizes[step], sizes[step] + count, micros);
-        sizes[step] += count;
-    }
-
-    /** Adds {@code other}'s actors to this; returns this. */
+    /** Adds {@code other}'s actors to this (sharing its runs); returns this. */
     public FunnelTally merge(final FunnelTally other) {
         if (other.reached.length != reached.length) {
             throw new IllegalArgumentException("tallies of funnels of " + reached.length + " and " + other.reached.length + " steps");
         }
         for (int s = 0; s < reached.length; s++) {
             reached[s] += other.reached[s];
-            if (s > 0 && other.sizes[s] > 0) {
-                if (sizes[s] + other.sizes[s] > times[s].length) {
-                    times[s] = Arrays.copyOf(times[s], sizes[s] + other.sizes[s]);
-                }
-                System.arraycopy(other.times[s], 0, times[s], sizes[s], other.sizes[s]);
-                sizes[s] += other.sizes[s];
+            counts[s] += other.counts[s];
+            sums[s] += other.sums[s];
+            final List<long[]> mine = runs.get(s);
+            mine.addAll(other.runs.get(s));
+            if (mine.size() > MAX_RUNS) {
+                final long[] one = joined(mine, counts[s]);
+                Arrays.sort(one);
+                mine.clear();
+                mine.add(one);
             }
         }
         return this;
     }
 
-    /** About what it takes on the heap. */
+    /** The runs one after another. */
+    private static long[] joined(final List<long[]> runs, final long count) {
+        final long[] all = new long[Math.toIntExact(count)];
+        int at = 0;
+        for (final long[] run : runs) {
+            System.arraycopy(run, 0, all, at, run.length);
+            at += run.length;
+        }
+        return all;
+    }
+
+    /** About what it takes on the heap (runs shared with other tallies are counted in each). */
     public long memoryBytes() {
-        long bytes = 64 + 12L * reached.length;
-        for (final long[] t : times) {
-            bytes += t == null ? 0 : 16 + 8L * t.length;
+        long bytes = 64 + 40L * reached.length;
+        for (final List<long[]> step : runs) {
+            for (final long[] run : step) {
+                bytes += 24 + 8L * run.length;
+            }
         }
         return bytes;
     }
@@ -115,27 +166,14 @@ public final class FunnelTally {
         }
         final List<FunnelSteps.Step> result = new ArrayList<>(reached.length);
         for (int s = 0; s < reached.length; s++) {
-            if (s == 0 || sizes[s] == 0) {
+            final long n = counts[s];
+            if (n == 0) {
                 result.add(new FunnelSteps.Step(s, reached[s], Optional.empty(), Optional.empty()));
                 continue;
             }
-            final long[] t = Arrays.copyOf(times[s], sizes[s]);
-            long sum = 0;
-            for (final long v : t) {
-                sum += v;
-            }
-            final int mid = t.length / 2;
-            final long upper = select(t, mid);
-            double median = seconds(upper);
-            if (t.length % 2 == 0) {
-                // Everything left of the middle is at most it: the lower middle is the largest of those.
-                long lower = Long.MIN_VALUE;
-                for (int i = 0; i < mid; i++) {
-                    lower = Math.max(lower, t[i]);
-                }
-                median = (seconds(lower) + seconds(upper)) / 2;
-            }
-            result.add(new FunnelSteps.Step(s, reached[s], Optional.of(sum / 1_000_000.0 / t.length), Optional.of(median)));
+            final long upper = smallest(runs.get(s), n / 2);
+            final double median = n % 2 == 1 ? seconds(upper) : (seconds(smallest(runs.get(s), n / 2 - 1)) + seconds(upper)) / 2;
+            result.add(new FunnelSteps.Step(s, reached[s], Optional.of(sums[s] / 1_000_000.0 / n), Optional.of(median)));
         }
         return result;
     }
@@ -145,53 +183,63 @@ public final class FunnelTally {
     }
 
     /**
-     * The {@code k}-th smallest of {@code a} (0-based), leaving it at {@code a[k]} with nothing larger before it and
-     * nothing smaller after (quickselect, random pivots: linear on average whatever the order of the times).
+     * The {@code k}-th smallest (0-based) of the times in {@code runs}, sorted runs that hold more than {@code k}
+     * together: the least value with more than {@code k} times at most it, found by halving the range of values (at
+     * most 64 rounds of one binary search a run).
      */
-    static long select(final long[] a, final int k) {
-        final SplittableRandom random = new SplittableRandom(a.length);
-        int lo = 0;
-        int hi = a.length - 1;
-        while (lo < hi) {
-            final long pivot = a[lo + random.nextInt(hi - lo + 1)];
-            // Three ways: below, equal and above the pivot, so runs of equal times end the search at once.
-            int lt = lo;
-            int gt = hi;
-            int i = lo;
-            while (i <= gt) {
-                if (a[i] < pivot) {
-                    swap(a, lt++, i++);
-                } else if (a[i] > pivot) {
-                    swap(a, i, gt--);
-                } else {
-                    i++;
-                }
-            }
-            if (k < lt) {
-                hi = lt - 1;
-            } else if (k > gt) {
-                lo = gt + 1;
-            } else {
-                return a[k];
+    static long smallest(final List<long[]> runs, final long k) {
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        for (final long[] run : runs) {
+            if (run.length > 0) {
+                lo = Math.min(lo, run[0]);
+                hi = Math.max(hi, run[run.length - 1]);
             }
         }
-        return a[k];
+        while (lo < hi) {
+            // The midpoint rounded down, without overflow for any pair of longs.
+            final long mid = (lo & hi) + ((lo ^ hi) >> 1);
+            long atMost = 0;
+            for (final long[] run : runs) {
+                atMost += above(run, mid);
+            }
+            if (atMost > k) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
     }
 
-    private static void swap(final long[] a, final int i, final int j) {
-        final long t = a[i];
-        a[i] = a[j];
-        a[j] = t;
+    /** The index of the first value of sorted {@code run} above {@code value} (how many are at most it). */
+    private static int above(final long[] run, final long value) {
+        int lo = 0;
+        int hi = run.length;
+        while (lo < hi) {
+            final int mid = (lo + hi) >>> 1;
+            if (run[mid] <= value) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
-    /** {@code [steps: 2]([reached: 8][times: 4][time: 8]*)*}: the first step's times count is always 0. */
+    /**
+     * {@code [steps: 2]([reached: 8][times: 4][time: 8]*)*}: the first step's times count is always 0; a step's times
+     * are its runs one after another (each sorted, the whole not necessarily).
+     */
     void write(final DataOutputStream out) throws IOException {
         out.writeShort(reached.length);
         for (int s = 0; s < reached.length; s++) {
             out.writeLong(reached[s]);
-            out.writeInt(sizes[s]);
-            for (int i = 0; i < sizes[s]; i++) {
-                out.writeLong(times[s][i]);
+            out.writeInt(Math.toIntExact(counts[s]));
+            for (final long[] run : runs.get(s)) {
+                for (final long t : run) {
+                    out.writeLong(t);
+                }
             }
         }
     }
@@ -208,9 +256,23 @@ public final class FunnelTally {
             if (count < 0 || count > in.available() / Long.BYTES || s == 0 && count > 0) {
                 throw new IllegalArgumentException("funnel partial has a count past its end");
             }
-            for (int i = 0; i < count; i++) {
-                tally.time(s, in.readLong(), 1);
+            if (count == 0) {
+                continue;
             }
+            final long[] run = new long[count];
+            long sum = 0;
+            for (int i = 0; i < count; i++) {
+                run[i] = in.readLong();
+                if (run[i] <= 0) {
+                    throw new IllegalArgumentException("funnel partial has a conversion time of " + run[i] + " µs");
+                }
+                sum += run[i];
+            }
+            // Runs written one after another: sorting finds them and merges (linear when already sorted).
+            Arrays.sort(run);
+            tally.runs.get(s).add(run);
+            tally.counts[s] = count;
+            tally.sums[s] = sum;
         }
         return tally;
     }
@@ -218,19 +280,34 @@ public final class FunnelTally {
     /**
      * A tally kept as actors' outcomes come and go: each outcome added, and removed again when the actor's outcome
      * changes, so it always equals the tally of the outcomes currently added. The times are counted per distinct
-     * value, so removing one costs no more than adding it.
+     * value, so removing one costs no more than adding it. A snapshot's sorted times are kept with the times added and
+     * removed since, so the next snapshot merges those few into them (one pass) instead of sorting every time again.
      */
     public static final class Running {
         private final long[] reached;
         private final LongCounts[] times;
+        private final long[] sums;
         /** Moves on at every change, so a snapshot can be known to be current. */
         private long version;
+        /** Per step: the last snapshot's sorted times; null before one, or when too much changed to merge. */
+        private final long[][] sorted;
+        /** Per step: the times added and removed since the last snapshot (while its sorted times are kept). */
+        private final LongList[] added;
+        private final LongList[] removed;
+        private FunnelTally last;
+        private long lastVersion;
 
         public Running(final int steps) {
             reached = new long[steps];
             times = new LongCounts[steps];
+            sums = new long[steps];
+            sorted = new long[steps][];
+            added = new LongList[steps];
+            removed = new LongList[steps];
             for (int s = 1; s < steps; s++) {
                 times[s] = new LongCounts();
+                added[s] = new LongList();
+                removed[s] = new LongList();
             }
         }
 
@@ -255,34 +332,131 @@ public final class FunnelTally {
                     final long t = micros(outcome.timings()[s - 1]);
                     if (t > 0) {
                         times[s].add(t, by);
+                        sums[s] += by * t;
+                        note(s, t, by);
                     }
                 }
             }
         }
 
-        /** What it holds now, as a tally of its own. */
+        /** Notes a change of a step's times for the next snapshot, or lets its sorted times go when many changed. */
+        private void note(final int step, final long micros, final int by) {
+            if (sorted[step] == null) {
+                return;
+            }
+            (by > 0 ? added[step] : removed[step]).add(micros);
+            if (added[step].size + removed[step].size > sorted[step].length / 4 + 64) {
+                sorted[step] = null;
+                added[step].clear();
+                removed[step].clear();
+            }
+        }
+
         /** A number that changes whenever the sum does (and sometimes when it does not). */
         public long version() {
             return version;
         }
 
+        /** What it holds now, as a tally of its own (the same one while nothing changed: never change it). */
         public FunnelTally snapshot() {
+            if (last != null && lastVersion == version) {
+                return last;
+            }
             final FunnelTally tally = new FunnelTally(reached.length);
             System.arraycopy(reached, 0, tally.reached, 0, reached.length);
             for (int s = 1; s < reached.length; s++) {
-                final int step = s;
-                times[s].forEach((value, count) -> tally.time(step, value, count));
+                sorted[s] = sorted[s] == null ? expanded(times[s]) : changed(sorted[s], added[s].sorted(), removed[s].sorted());
+                added[s].clear();
+                removed[s].clear();
+                if (sorted[s].length > 0) {
+                    tally.runs.get(s).add(sorted[s]);
+                }
+                tally.counts[s] = sorted[s].length;
+                tally.sums[s] = sums[s];
             }
+            last = tally;
+            lastVersion = version;
             return tally;
         }
 
-        /** About what it takes on the heap. */
+        /** Every time counted, sorted. */
+        private static long[] expanded(final LongCounts counts) {
+            final long[] all = new long[Math.toIntExact(counts.total())];
+            final int[] at = {0};
+            counts.forEach((value, count) -> {
+                Arrays.fill(all, at[0], at[0] + count, value);
+                at[0] += count;
+            });
+            Arrays.sort(all);
+            return all;
+        }
+
+        /** Sorted {@code was} with sorted {@code plus} added and sorted {@code minus} (each in it or in plus) taken out. */
+        static long[] changed(final long[] was, final long[] plus, final long[] minus) {
+            final long[] result = new long[was.length + plus.length - minus.length];
+            int i = 0;
+            int p = 0;
+            int m = 0;
+            int out = 0;
+            while (i < was.length || p < plus.length) {
+                // The next value in order, from the old times or the added ones; a removed time cancels it.
+                final boolean fromPlus = i == was.length || p < plus.length && plus[p] < was[i];
+                final long v = fromPlus ? plus[p++] : was[i++];
+                if (m < minus.length && minus[m] < v) {
+                    throw new IllegalStateException("removing " + minus[m] + ", which the tally does not hold");
+                }
+                if (m < minus.length && minus[m] == v) {
+                    m++;
+                } else if (out == result.length) {
+                    // More kept than room for: a removed time came after every one held.
+                    throw new IllegalStateException("removing " + minus[m] + ", which the tally does not hold");
+                } else {
+                    result[out++] = v;
+                }
+            }
+            if (m < minus.length) {
+                throw new IllegalStateException("removing " + minus[m] + ", which the tally does not hold");
+            }
+            return result;
+        }
+
+        /** About what it takes on the heap (the last snapshot's times included). */
         public long memoryBytes() {
-            long bytes = 64 + 8L * reached.length;
-            for (final LongCounts t : times) {
-                bytes += t == null ? 0 : t.memoryBytes();
+            long bytes = 64 + 16L * reached.length;
+            for (int s = 1; s < reached.length; s++) {
+                bytes += times[s].memoryBytes() + added[s].memoryBytes() + removed[s].memoryBytes() + (sorted[s] == null ? 0 : 16 + 8L * sorted[s].length);
             }
             return bytes;
+        }
+    }
+
+    /** A growing list of longs. */
+    private static final class LongList {
+        private long[] values = new long[0];
+        private int size;
+
+        void add(final long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, Math.max(8, size * 2));
+            }
+            values[size++] = value;
+        }
+
+        long[] sorted() {
+            final long[] copy = Arrays.copyOf(values, size);
+            Arrays.sort(copy);
+            return copy;
+        }
+
+        void clear() {
+            size = 0;
+            if (values.length > 1_024) {
+                values = new long[0];
+            }
+        }
+
+        long memoryBytes() {
+            return 32 + 8L * values.length;
         }
     }
 
@@ -366,6 +540,15 @@ public final class FunnelTally {
                     visitor.accept(keys[i], counts[i]);
                 }
             }
+        }
+
+        /** How many values it holds, repeats counted. */
+        long total() {
+            long total = 0;
+            for (final int count : counts) {
+                total += count;
+            }
+            return total;
         }
 
         long memoryBytes() {

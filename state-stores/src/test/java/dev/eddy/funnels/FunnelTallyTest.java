@@ -60,23 +60,74 @@ class FunnelTallyTest {
     }
 
     @Test
-    void selectFindsTheKthSmallestWhateverTheOrderAndRepeats() {
-        final SplittableRandom random = new SplittableRandom(11);
-        for (int round = 0; round < 200; round++) {
-            final long[] values = new long[1 + random.nextInt(300)];
-            final int spread = 1 + random.nextInt(round % 2 == 0 ? 5 : 1_000_000);
-            for (int i = 0; i < values.length; i++) {
-                values[i] = random.nextInt(spread);
-            }
-            final long[] sorted = values.clone();
-            Arrays.sort(sorted);
-            final int k = random.nextInt(values.length);
-            final long[] work = values.clone();
-            assertThat(FunnelTally.select(work, k)).isEqualTo(sorted[k]);
-            for (int i = 0; i < work.length; i++) {
-                assertThat(i < k ? work[i] <= sorted[k] : work[i] >= sorted[k]).as("partitioned around k").isTrue();
-            }
+    void aRunningTallySnapshottedOftenMergesItsChangesIntoTheLastSnapshot() {
+        // Snapshots a few changes apart take the merge path (the last snapshot's sorted times plus and minus what
+        // changed); every one must equal the plain computation, and the ones before must not change with it.
+        final SplittableRandom random = new SplittableRandom(5);
+        final FunnelTally.Running running = new FunnelTally.Running(3);
+        final List<FunnelOutcome> added = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            added.add(outcome(random));
+            running.add(added.get(i));
         }
+        FunnelTally before = running.snapshot();
+        List<FunnelSteps.Step> reportedBefore = naive(3, added);
+        for (int round = 0; round < 400; round++) {
+            for (int change = 1 + random.nextInt(round % 10 == 0 ? 2_000 : 40); change > 0; change--) {
+                if (!added.isEmpty() && random.nextBoolean()) {
+                    running.remove(added.remove(random.nextInt(added.size())));
+                } else {
+                    final FunnelOutcome outcome = outcome(random);
+                    running.add(outcome);
+                    added.add(outcome);
+                }
+            }
+            final FunnelTally now = running.snapshot();
+            assertThat(now.report()).as("round %d", round).isEqualTo(naive(3, added));
+            assertThat(before.report()).as("an earlier snapshot keeps its answer").isEqualTo(reportedBefore);
+            assertThat(running.snapshot()).as("nothing changed: the same snapshot").isSameAs(now);
+            before = now;
+            reportedBefore = naive(3, added);
+        }
+        // A time added and taken out again between two snapshots cancels out.
+        final FunnelOutcome once = FunnelOutcome.reached(2, new double[] {1.5, 2.5});
+        running.add(once);
+        running.remove(once);
+        assertThat(running.snapshot().report()).isEqualTo(naive(3, added));
+    }
+
+    @Test
+    void smallestFindsTheKthSmallestAcrossSortedRuns() {
+        final SplittableRandom random = new SplittableRandom(11);
+        for (int round = 0; round < 300; round++) {
+            final List<long[]> runs = new ArrayList<>();
+            final List<Long> all = new ArrayList<>();
+            final long spread = round % 3 == 0 ? 5 : round % 3 == 1 ? 1_000_000 : Long.MAX_VALUE;
+            for (int r = 1 + random.nextInt(14); r > 0; r--) {
+                final long[] run = new long[random.nextInt(200)];
+                for (int i = 0; i < run.length; i++) {
+                    run[i] = 1 + random.nextLong(spread);
+                    all.add(run[i]);
+                }
+                Arrays.sort(run);
+                runs.add(run);
+            }
+            if (all.isEmpty()) {
+                continue;
+            }
+            all.sort(null);
+            final int k = random.nextInt(all.size());
+            assertThat(FunnelTally.smallest(runs, k)).as("round %d, k %d of %d", round, k, all.size()).isEqualTo(all.get(k));
+        }
+    }
+
+    @Test
+    void changedSortedTimesAddAndTakeOutAsAMultiset() {
+        final long[] was = {1, 3, 3, 7, 9};
+        assertThat(FunnelTally.Running.changed(was, new long[] {0, 3, 10}, new long[] {3, 9})).containsExactly(0, 1, 3, 3, 7, 10);
+        assertThat(FunnelTally.Running.changed(was, new long[] {4}, new long[] {4})).as("added and taken out again").containsExactly(was);
+        assertThatThrownBy(() -> FunnelTally.Running.changed(was, new long[0], new long[] {2})).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> FunnelTally.Running.changed(was, new long[0], new long[] {10})).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
