@@ -4,14 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.trends.QueryControl;
-import dev.eddy.serde.Json;
 import dev.eddy.query.InvalidQuery;
 import dev.eddy.query.PartitionRead;
 import dev.eddy.query.PartitionUnavailable;
+import dev.eddy.serde.Json;
 import dev.eddy.topology.Endpoint;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -30,7 +31,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -156,7 +162,9 @@ public final class Scatter {
      * This instance's {@code partitions} read on worker threads, as many at once as there are cores, and merged: a
      * query uses the machine as DuckDB's threads do. Each thread takes the next partition not taken yet, so a thread
      * slowed by a large partition (or by the stream thread on its core) leaves the rest to the others instead of
-     * holding a fixed share of them.
+     * holding a fixed share of them. The answer is ready when every partition is read, not when every thread has
+     * returned: a read cheap enough for the first thread to take every partition does not wait for the others to be
+     * scheduled only to find nothing left.
      */
     private <P> Future<P> readLocal(final PartitionRead<P> part, final StreamsApp app, final List<Integer> partitions, final JsonNode request,
                                     final QueryControl control) {
@@ -164,19 +172,67 @@ public final class Scatter {
         if (threads <= 1) {
             return vertx.executeBlocking(() -> readLocalNow(part, app, partitions, request, control), false);
         }
-        final java.util.concurrent.atomic.AtomicInteger taken = new java.util.concurrent.atomic.AtomicInteger();
-        final List<Future<P>> reads = new ArrayList<>();
+        final SharedRead<P> shared = new SharedRead<>(part, partitions.size(), vertx.getOrCreateContext());
         for (int t = 0; t < threads; t++) {
-            reads.add(vertx.executeBlocking(() -> {
-                P mine = null;
-                for (int i = taken.getAndIncrement(); i < partitions.size(); i = taken.getAndIncrement()) {
-                    final P one = readLocalNow(part, app, List.of(partitions.get(i)), request, control);
-                    mine = mine == null ? one : merge(part, mine, one);
-                }
-                return mine;
-            }, false));
+            vertx.executeBlocking(() -> {
+                shared.readWith(i -> readLocalNow(part, app, List.of(partitions.get(i)), request, control));
+                return null;
+            }, false);
         }
-        return merged(part, reads);
+        return shared.answer();
+    }
+
+    /** One read of many partitions shared by worker threads: who takes which, the threads' partials, the answer. */
+    static final class SharedRead<P> {
+        private final PartitionRead<P> part;
+        private final int partitions;
+        private final Context context;
+        private final Promise<P> done = Promise.promise();
+        private final AtomicInteger taken = new AtomicInteger();
+        private final AtomicInteger read = new AtomicInteger();
+        private final AtomicBoolean failed = new AtomicBoolean();
+        private final Queue<P> partials = new ConcurrentLinkedQueue<>();
+
+        SharedRead(final PartitionRead<P> part, final int partitions, final Context context) {
+            this.part = part;
+            this.partitions = partitions;
+            this.context = context;
+        }
+
+        /** The merged partials of every partition, or the first failure (completed on the context given). */
+        Future<P> answer() {
+            return done.future();
+        }
+
+        /** Reads partitions not taken yet until none is left; the thread that reads the last one answers. */
+        void readWith(final IntFunction<P> readOne) {
+            try {
+                P mine = null;
+                int count = 0;
+                for (int i = taken.getAndIncrement(); i < partitions && !failed.get(); i = taken.getAndIncrement()) {
+                    final P one = readOne.apply(i);
+                    mine = mine == null ? one : merge(part, mine, one);
+                    count++;
+                }
+                if (count == 0) {
+                    return;
+                }
+                // Handed over before counted: the thread whose count completes the read sees every partial.
+                partials.add(mine);
+                if (read.addAndGet(count) == partitions) {
+                    P whole = null;
+                    for (final P partial : partials) {
+                        whole = whole == null ? partial : merge(part, whole, partial);
+                    }
+                    final P answer = whole;
+                    context.runOnContext(v -> done.complete(answer));
+                }
+            } catch (final RuntimeException | Error e) {
+                if (failed.compareAndSet(false, true)) {
+                    context.runOnContext(v -> done.fail(e));
+                }
+            }
+        }
     }
 
     /** The whole gathered by a streams instance (this process runs none). */
