@@ -71,11 +71,14 @@ public final class IdentityBenchmark {
     private void run() throws Exception {
         final Path state = Files.createTempDirectory("eddy-identity-bench");
         try {
-            final EddyConfig config = ConfigLoader.load(Map.of(
+            // The environment's settings apply (EDDY_STREAMS_ROCKSDB_MEMORY, say), except where the benchmark's own go.
+            final Map<String, String> env = new java.util.HashMap<>(System.getenv());
+            env.putAll(Map.of(
                     "EDDY_KAFKA_BOOTSTRAP", args.get("bootstrap"),
                     "EDDY_KAFKA_TOPIC_PREFIX", prefix,
                     "EDDY_PARTITIONS", args.getOrDefault("partitions", "12"),
-                    "EDDY_STATE_DIR", state.toString()), Optional.empty());
+                    "EDDY_STATE_DIR", state.toString()));
+            final EddyConfig config = ConfigLoader.load(env, Optional.empty());
             final EddyTopics topics = EddyTopics.of(config.kafka());
             final String forwarded = prefix + "bench.forwarded";
             TopicProvisioner.ensure(config.kafka(), topics.all(), Duration.ofSeconds(60));
@@ -99,6 +102,8 @@ public final class IdentityBenchmark {
             try (Stream<Path> files = Files.walk(state)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+            // A run's topics (about 340 partitions) left in the shared broker slow every later run.
+            System.out.printf(Locale.ROOT, "%d topics of this run deleted%n", BenchKafka.deleteTopics(args.get("bootstrap"), prefix));
         }
     }
 
