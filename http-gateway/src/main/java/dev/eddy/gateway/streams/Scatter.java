@@ -177,7 +177,7 @@ public final class Scatter {
             vertx.executeBlocking(() -> {
                 shared.readWith(i -> readLocalNow(part, app, List.of(partitions.get(i)), request, control));
                 return null;
-            }, false);
+            }, false).onFailure(shared::fail); // not run at all (the worker pool closing)
         }
         return shared.answer();
     }
@@ -225,12 +225,17 @@ public final class Scatter {
                         whole = whole == null ? partial : merge(part, whole, partial);
                     }
                     final P answer = whole;
-                    context.runOnContext(v -> done.complete(answer));
+                    context.runOnContext(v -> done.tryComplete(answer));
                 }
             } catch (final RuntimeException | Error e) {
-                if (failed.compareAndSet(false, true)) {
-                    context.runOnContext(v -> done.fail(e));
-                }
+                fail(e);
+            }
+        }
+
+        /** Fails the read with {@code e} unless it failed already; threads still reading take no more partitions. */
+        void fail(final Throwable e) {
+            if (failed.compareAndSet(false, true)) {
+                context.runOnContext(v -> done.tryFail(e));
             }
         }
     }

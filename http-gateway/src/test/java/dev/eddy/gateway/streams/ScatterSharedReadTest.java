@@ -110,6 +110,19 @@ class ScatterSharedReadTest {
         assertThat(reads.get(3) + reads.get(4) + reads.get(5)).as("nothing read after the failure").isZero();
     }
 
+    @Test
+    void aThreadThatNeverRanFailsTheReadOnce() throws Exception {
+        final Scatter.SharedRead<Long> shared = new Scatter.SharedRead<>(SUMS, 4, VERTX.getOrCreateContext());
+        shared.fail(new IllegalStateException("worker pool closed"));
+        shared.fail(new IllegalStateException("a second failure"));
+        shared.readWith(i -> {
+            throw new AssertionError("partition " + i + " read after the failure");
+        });
+        final Future<Long> answer = shared.answer();
+        answer.toCompletionStage().toCompletableFuture().handle((v, e) -> null).get(5, TimeUnit.SECONDS);
+        assertThat(answer.cause()).hasMessage("worker pool closed");
+    }
+
     private static long await(final Future<Long> answer) throws Exception {
         return answer.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
     }
