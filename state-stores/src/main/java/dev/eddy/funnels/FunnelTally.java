@@ -51,12 +51,15 @@ public final class FunnelTally {
     /** A tally made by adding outcomes one at a time; {@link #build} once, then leave it. */
     public static final class Builder {
         private final FunnelTally tally;
-        /** Per step {@code s >= 1}: its times as added, unsorted (the first {@code tally.counts[s]}). */
-        private final long[][] times;
+        /** Per step {@code s >= 1}: its times as added, unsorted. */
+        private final LongList[] times;
 
         public Builder(final int steps) {
             tally = new FunnelTally(steps);
-            times = new long[steps][];
+            times = new LongList[steps];
+            for (int s = 1; s < steps; s++) {
+                times[s] = new LongList();
+            }
         }
 
         /** Adds one actor's outcome (nothing if it does not count). */
@@ -69,12 +72,7 @@ public final class FunnelTally {
                 tally.reached[s]++;
                 final long t = s == 0 ? 0 : micros(outcome.timings()[s - 1]);
                 if (t > 0) {
-                    if (times[s] == null) {
-                        times[s] = new long[16];
-                    } else if (tally.counts[s] == times[s].length) {
-                        times[s] = Arrays.copyOf(times[s], times[s].length * 2);
-                    }
-                    times[s][(int) tally.counts[s]++] = t;
+                    times[s].add(t);
                     tally.sums[s] += t;
                 }
             }
@@ -88,11 +86,9 @@ public final class FunnelTally {
         /** The tally of the outcomes added. */
         public FunnelTally build() {
             for (int s = 1; s < times.length; s++) {
-                if (times[s] != null) {
-                    final long[] run = Arrays.copyOf(times[s], (int) tally.counts[s]);
-                    Arrays.sort(run);
-                    tally.runs.get(s).add(run);
-                    times[s] = null;
+                if (times[s].size > 0) {
+                    tally.runs.get(s).add(times[s].sorted());
+                    tally.counts[s] = times[s].size;
                 }
             }
             return tally;
