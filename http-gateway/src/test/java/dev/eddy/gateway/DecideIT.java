@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -148,24 +149,18 @@ class DecideIT {
 
     @Test
     void experienceContinuityKeepsTheAnonymousValueAfterIdentifying() throws InterruptedException {
-        // An anonymous id and a user id that the 50% rollout puts on opposite sides.
-        String anon;
-        String user;
-        do {
-            anon = "anon-" + UUID.randomUUID();
-            user = "user-" + UUID.randomUUID();
-        } while (FlagHash.of("continuity", anon, "") <= 0.5 == FlagHash.of("continuity", user, "") <= 0.5);
+        final String[] ids = oppositeSides();
+        final String anon = ids[0];
+        final String user = ids[1];
         final boolean anonValue = FlagHash.of("continuity", anon, "") <= 0.5;
         assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$pageview\",\"distinct_id\":\""
                 + anon + "\"}").statusCode()).isEqualTo(200);
-        final String anonFinal = anon;
-        eddy.waitUntil(() -> personExists(anonFinal), WAIT, "the anonymous person exists");
+        eddy.waitUntil(() -> personExists(anon), WAIT, "the anonymous person exists");
         assertThat(decide("/decide/?v=3", body(anon)).path("featureFlags").path("continuity").asBoolean()).isEqualTo(anonValue);
 
         assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$identify\",\"distinct_id\":\""
                 + user + "\",\"properties\":{\"$anon_distinct_id\":\"" + anon + "\"}}").statusCode()).isEqualTo(200);
-        final String userFinal = user;
-        eddy.waitUntil(() -> personExists(userFinal), WAIT, "the identified user joined the anonymous person");
+        eddy.waitUntil(() -> personExists(user), WAIT, "the identified user joined the anonymous person");
         final String withAnon = "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + user
                 + "\",\"$anon_distinct_id\":\"" + anon + "\"}";
         final JsonNode first = decide("/flags/?v=2", withAnon);
@@ -176,6 +171,34 @@ class DecideIT {
         // A flag without continuity follows the distinct id as usual.
         assertThat(decide("/decide/?v=3", body(user)).path("featureFlags").path("simple-45").asBoolean())
                 .isEqualTo(FlagHash.of("simple-45", user, "") <= 0.45);
+    }
+
+    @Test
+    void experienceContinuityKeysFollowTheirPersonIntoAMerge() throws InterruptedException {
+        final String[] ids = oppositeSides();
+        final String anon = ids[0];
+        final String user = ids[1];
+        final boolean anonValue = FlagHash.of("continuity", anon, "") <= 0.5;
+        for (final String id : List.of(anon, user)) {
+            assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$pageview\","
+                    + "\"distinct_id\":\"" + id + "\"}").statusCode()).isEqualTo(200);
+            eddy.waitUntil(() -> personExists(id), WAIT, id + "'s person exists");
+        }
+        // The anonymous person's key, written while the two are separate persons.
+        final String anonAsking = "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"" + anon
+                + "\",\"$anon_distinct_id\":\"" + anon + "\"}";
+        assertThat(decide("/decide/?v=3", anonAsking).path("featureFlags").path("continuity").asBoolean()).isEqualTo(anonValue);
+
+        // Both persons exist: the anonymous one is merged into the user's, which had no key of its own.
+        assertThat(eddy.post("/capture/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"$identify\",\"distinct_id\":\""
+                + user + "\",\"properties\":{\"$anon_distinct_id\":\"" + anon + "\"}}").statusCode()).isEqualTo(200);
+        eddy.waitUntil(() -> person(user).path("distinct_ids").size() == 2, WAIT, "the persons merged");
+        assertThat(person(user).path("uuid").asText()).isEqualTo(dev.eddy.persons.PersonIds.personUuid(1, user));
+        assertThat(person(anon).path("uuid").asText()).isEqualTo(dev.eddy.persons.PersonIds.personUuid(1, user));
+
+        assertThat(decide("/decide/?v=3", body(user)).path("featureFlags").path("continuity").asBoolean())
+                .as("the merged-away person's key decides for the survivor").isEqualTo(anonValue);
+        assertThat(decide("/decide/?v=3", body(anon)).path("featureFlags").path("continuity").asBoolean()).isEqualTo(anonValue);
     }
 
     @Test
@@ -204,6 +227,25 @@ class DecideIT {
         final HttpResponse<String> response = eddy.send(request.build());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return TestEddy.json(response);
+    }
+
+    /** An anonymous id and a user id that the continuity flag's 50% rollout puts on opposite sides. */
+    private static String[] oppositeSides() {
+        while (true) {
+            final String anon = "anon-" + UUID.randomUUID();
+            final String user = "user-" + UUID.randomUUID();
+            if (FlagHash.of("continuity", anon, "") <= 0.5 != FlagHash.of("continuity", user, "") <= 0.5) {
+                return new String[] {anon, user};
+            }
+        }
+    }
+
+    /** The person of a distinct id as the persons API gives it (missing when it has none). */
+    private static JsonNode person(final String distinctId) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "GET",
+                "/api/projects/1/persons/?distinct_id=" + distinctId, null);
+        return response.statusCode() == 200 ? TestEddy.json(response).path("results").path(0)
+                : com.fasterxml.jackson.databind.node.MissingNode.getInstance();
     }
 
     private static boolean personExists(final String distinctId) {

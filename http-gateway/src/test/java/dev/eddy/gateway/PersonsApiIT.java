@@ -74,6 +74,31 @@ class PersonsApiIT extends EddyIT {
     }
 
     @Test
+    void eventsRightAfterAnIdentifyApplyToTheMergedPersonInOrder() throws InterruptedException {
+        final String anon = "race-anon-" + UUID.randomUUID();
+        final String user = "race-user-" + UUID.randomUUID();
+        batch(List.of(event(anon, "$pageview", "{\"$set_once\":{\"$initial_current_url\":\"/a\"}}")));
+        eddy.waitUntil(() -> byDistinctId(anon) != null, WAIT, "the anonymous person exists");
+        // As posthog-js sends them: the identify, then at once the next events, each with $set_once of the initial URL.
+        batch(List.of(
+                event(user, "$identify", "{\"$anon_distinct_id\":\"" + anon + "\",\"$set_once\":{\"$initial_current_url\":\"/c\"},"
+                        + "\"$set\":{\"email\":\"" + user + "\"}}"),
+                event(user, "$pageview", "{\"$set_once\":{\"$initial_current_url\":\"/b\"},\"$set\":{\"step\":1}}"),
+                event(user, "$pageview", "{\"$set_once\":{\"$initial_current_url\":\"/d\"},\"$set\":{\"step\":2}}")));
+
+        eddy.waitUntil(() -> {
+            final JsonNode person = byDistinctId(user);
+            return person != null && person.get("properties").path("step").asInt() == 2;
+        }, WAIT, "the user's events applied");
+        final JsonNode person = byDistinctId(user);
+        assertThat(person.get("uuid").asText()).isEqualTo(PersonIds.personUuid(1, anon));
+        assertThat(person.get("properties").get("$initial_current_url").asText()).as("set first, by the anonymous visit")
+                .isEqualTo("/a");
+        assertThat(person.get("properties").get("email").asText()).isEqualTo(user);
+        assertThat(texts(person.get("distinct_ids"))).containsExactlyInAnyOrder(anon, user);
+    }
+
+    @Test
     void listPagesThroughTheProjectsPersonsNewestFirst() throws Exception {
         final String prefix = "page-" + UUID.randomUUID() + "-";
         final List<String> events = new ArrayList<>();

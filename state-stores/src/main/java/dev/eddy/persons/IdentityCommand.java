@@ -15,7 +15,8 @@ import java.time.Instant;
 @JsonSubTypes({
         @JsonSubTypes.Type(value = IdentityCommand.Ingest.class, name = "ingest"),
         @JsonSubTypes.Type(value = IdentityCommand.Link.class, name = "link"),
-        @JsonSubTypes.Type(value = IdentityCommand.Remap.class, name = "remap")})
+        @JsonSubTypes.Type(value = IdentityCommand.Remap.class, name = "remap"),
+        @JsonSubTypes.Type(value = IdentityCommand.Release.class, name = "release")})
 public sealed interface IdentityCommand {
 
     /**
@@ -45,5 +46,14 @@ public sealed interface IdentityCommand {
     /** From then on, {@code distinctId} resolves to {@code personId} (its person was merged). */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Remap(long projectId, String distinctId, String personId) implements IdentityCommand {
+    }
+
+    /**
+     * A merge {@code distinctId} took part in is carried out (or refused): its events held since are applied now, in
+     * order, to the person it resolves to. Sent after every remap the merge caused, on the same partition, so they
+     * come first.
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Release(long projectId, String distinctId) implements IdentityCommand {
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.eddy.events.CapturedEvent;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -51,42 +52,48 @@ public sealed interface PersonCommand {
      * {@code distinctId} joined the person (a merge with a new distinct id); the person is identified.
      *
      * @param mappedTo the person the distinct id's owner mapped it to (a remap follows when that was not final)
+     * @param held     the merge's distinct ids, whose events wait for it (null in records written before holds)
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record AddDistinctId(long projectId, String token, String personId, String distinctId, String mappedTo,
-                         Instant timestamp) implements PersonCommand {
+                         Instant timestamp, Held held) implements PersonCommand {
         @Override
         public PersonCommand forwardedTo(final String person) {
-            return new AddDistinctId(projectId, token, person, distinctId, mappedTo, timestamp);
+            return new AddDistinctId(projectId, token, person, distinctId, mappedTo, timestamp, held);
         }
     }
 
-    /** The person took part in a merge request (even a refused one): it is identified. */
+    /**
+     * The person took part in a merge request that changed no person (refused, or both ids already its own): it is
+     * identified.
+     */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record MarkIdentified(long projectId, String personId, Instant timestamp) implements PersonCommand {
+    record MarkIdentified(long projectId, String personId, Instant timestamp, Held held) implements PersonCommand {
         @Override
         public PersonCommand forwardedTo(final String person) {
-            return new MarkIdentified(projectId, person, timestamp);
+            return new MarkIdentified(projectId, person, timestamp, held);
         }
     }
 
     /**
      * The coordinator merged {@code personId} into {@code target}: hand everything over and forward from now on.
-     *
-     * @param sourceWins whether the source's properties win over the target's where both have a key
+     * The target's properties win where both have a key, as PostHog's {@code {...other, ...mergeInto}}.
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record MergeInto(long projectId, String personId, String target, boolean sourceWins, Instant timestamp)
+    record MergeInto(long projectId, String personId, String target, Instant timestamp, Held held)
             implements PersonCommand {
         @Override
         public PersonCommand forwardedTo(final String person) {
-            return new MergeInto(projectId, person, target, sourceWins, timestamp);
+            return new MergeInto(projectId, person, target, timestamp, held);
         }
     }
 
-    /** The whole state of a person merged into {@code personId}, to be combined with it. */
+    /**
+     * The whole state of a person merged into {@code personId}, to be combined with it (the receiver's properties
+     * win); the merge's distinct ids join the receiver.
+     */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record Absorb(String personId, PersonState source, boolean sourceWins, Instant timestamp) implements PersonCommand {
+    record Absorb(String personId, PersonState source, Instant timestamp, Held held) implements PersonCommand {
         @Override
         public long projectId() {
             return source.projectId();
@@ -94,7 +101,20 @@ public sealed interface PersonCommand {
 
         @Override
         public PersonCommand forwardedTo(final String person) {
-            return new Absorb(person, source, sourceWins, timestamp);
+            return new Absorb(person, source, timestamp, held);
+        }
+    }
+
+    /**
+     * Both distinct ids of a merge: their owners hold each id's later events until the merge is carried out, then
+     * apply them, in order, to the merged person (so an event cannot overtake the merge its distinct id started).
+     *
+     * @param token the project's token, which with a distinct id routes to the id's owner
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Held(String token, List<String> distinctIds) {
+        public Held {
+            distinctIds = List.copyOf(distinctIds);
         }
     }
 }

@@ -28,6 +28,10 @@ public final class PersonSerdes {
         return new JsonSerde<>(PersonState.class);
     }
 
+    public static Serde<Hold> hold() {
+        return new JsonSerde<>(Hold.class);
+    }
+
     public static Serde<PersonLink> personLink() {
         return new JsonSerde<>(PersonLink.class);
     }

@@ -27,6 +27,11 @@ public final class StoreNames {
     public static final String DEDUP_IDS = "dedup-ids";
     /** Identity: the same for events of historical migrations, kept longer. */
     public static final String DEDUP_HISTORICAL_IDS = "dedup-historical-ids";
+    /**
+     * Identity: distinct ids with a merge in flight ({@code Hold.Open}) and their events waiting for it
+     * ({@code Hold.Waiting}), applied in order once the merge is carried out.
+     */
+    public static final String IDENTITY_HOLDS = "identity-holds";
     /** Persons: {@code project:person_uuid} to the person. */
     public static final String PERSONS = "persons";
     /** Project coordinator: {@code project:person_uuid} to its merge link. */

@@ -28,10 +28,12 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <pre>
  * events.ingest, events.historical ─► ingest-router ─► identity ◄─ identity.commands ◄─ overflow-router ◄─ events.overflow
- *   identity (distinct-ids, dedup-ids, dedup-historical-ids)     ─► identity.commands (links) · project.commands · persons.commands · groups.commands
+ *   identity (distinct-ids, identity-holds, dedup-ids, dedup-historical-ids) ─► identity.commands (links) · project.commands
+ *                                        · persons.commands · groups.commands
  *                                        ─► events.enriched (personless events)
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
- *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps) · persons.commands
+ *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps, releases)
+ *                                        · persons.commands
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
  *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, hourly-counts, unique-markers,
  *                                                        timeline-expiry, timeline-redirects) ─► timelines.moves
@@ -98,6 +100,7 @@ public final class EddyTopology {
         source(t, IDENTITY_COMMANDS_SOURCE, topics.identityCommands());
         t.addProcessor(IDENTITY, () -> new IdentityProcessor(streams.dedup()), INGEST_ROUTER, IDENTITY_COMMANDS_SOURCE);
         t.addStateStore(store(StoreNames.DISTINCT_IDS, Serdes.String()), IDENTITY);
+        t.addStateStore(store(StoreNames.IDENTITY_HOLDS, PersonSerdes.hold()), IDENTITY);
         t.addStateStore(dedup(StoreNames.DEDUP_IDS, streams.dedup().retention()), IDENTITY);
         t.addStateStore(dedup(StoreNames.DEDUP_HISTORICAL_IDS, streams.dedup().historicalRetention()), IDENTITY);
         sink(t, IdentityProcessor.TO_IDENTITY, topics.identityCommands(), IDENTITY);

@@ -196,18 +196,17 @@ public final class FlagsService {
         if (!read.readable()) {
             return Future.succeededFuture(Optional.empty());
         }
-        if (read.person().isEmpty()) {
-            // No person yet, so nothing to remember the key for: hashed with the fallback.
-            return Future.succeededFuture(Optional.of(Map.of()));
-        }
-        final java.util.UUID person = java.util.UUID.fromString(read.person().get().uuid());
-        final Future<Optional<java.util.UUID>> anonPerson = request.anonDistinctId().isEmpty()
+        final Future<Optional<PersonState>> anonPerson = request.anonDistinctId().isEmpty()
                 ? Future.succeededFuture(Optional.empty())
-                : persons.byDistinctId(request.projectId(), request.token(), request.anonDistinctId().get())
-                        .map(p -> p.map(x -> java.util.UUID.fromString(x.uuid())));
-        return anonPerson.compose(anon -> overrides.resolve(request.projectId(), person, anon, request.anonDistinctId(), continuity))
+                : persons.byDistinctId(request.projectId(), request.token(), request.anonDistinctId().get());
+        // Without any person yet there is nothing to remember a key for: such flags are hashed with the fallback.
+        return anonPerson.compose(anon -> overrides.resolve(request.projectId(), read.person(), anon, request.anonDistinctId(),
+                        continuity))
                 .map(Optional::of)
-                .otherwise(Optional.empty());
+                .otherwise(e -> {
+                    LOG.warn("experience continuity keys of {} unreadable: {}", request.distinctId(), e.toString());
+                    return Optional.empty();
+                });
     }
 
     /**

@@ -28,7 +28,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>A merge event of distinct id D naming another id O ({@code $identify} with {@code $anon_distinct_id},
  * {@code $create_alias} or {@code $merge_dangerously} with {@code alias}) cannot see O's mapping, which another
  * partition owns: it sends a {@link IdentityCommand.Link} to O's owner, which adds what it knows and passes the
- * request to the project's coordinator, the only place merges are decided.
+ * request to the project's coordinator, the only place merges are decided. Until the merge is carried out, the
+ * events of both ids wait ({@link HeldEvents}), the merge event's own person updates included: they are then applied,
+ * in order, to the merged person, as PostHog applies a distinct id's events after its merge.
  */
 public final class IdentityProcessor implements Processor<String, IdentityCommand, String, Object> {
     public static final String TO_IDENTITY = "identity-to-identity-commands";
@@ -46,6 +48,7 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
     private KeyValueStore<String, String> distinctIds;
     private KeyValueStore<String, GroupTypes> groupTypes;
     private Deduplicator dedup;
+    private HeldEvents held;
     private Warnings warnings;
 
     public IdentityProcessor(final StreamsConfig.Dedup dedupConfig) {
@@ -60,6 +63,7 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
         this.dedup = new Deduplicator(context.getStateStore(StoreNames.DEDUP_IDS),
                 context.getStateStore(StoreNames.DEDUP_HISTORICAL_IDS), dedupConfig.retention(),
                 dedupConfig.historicalRetention());
+        this.held = new HeldEvents(context.getStateStore(StoreNames.IDENTITY_HOLDS));
         this.warnings = new Warnings(context, "identity");
     }
 
@@ -72,6 +76,9 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
             link(record, link);
         } else if (command instanceof IdentityCommand.Remap remap) {
             distinctIds.put(Keys.scoped(remap.projectId(), remap.distinctId()), remap.personId());
+        } else if (command instanceof IdentityCommand.Release release) {
+            held.release(release.projectId(), release.distinctId(),
+                    (event, linked, timestamp) -> resolve(record.withTimestamp(timestamp), event, linked));
         }
     }
 
@@ -80,19 +87,34 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
             warnings.record("duplicate_event");
             return;
         }
+        if (held.held(event.projectId(), event.distinctId())) {
+            held.append(event, false, record.timestamp());
+        } else if (resolve(record, event, false)) {
+            held.hold(event.projectId(), event.distinctId());
+            held.append(event, true, record.timestamp());
+        }
+    }
+
+    /**
+     * Resolves the event's person and sends it on, or asks for the merge it names.
+     *
+     * @param linked whether the event's merge was already asked for (it waited for it): only its updates remain
+     * @return whether it asked for a merge: the event and the later ones of its distinct id must then wait for it
+     */
+    private boolean resolve(final Record<String, ?> record, final CapturedEvent event, final boolean linked) {
         final long project = event.projectId();
         final String key = Keys.scoped(project, event.distinctId());
         if (personless(event)) {
             if (PERSON_EVENTS.contains(event.event())) {
                 warnings.record("invalid_event_when_process_person_profile_is_false");
-                return;
+                return false;
             }
             final String person = Optional.ofNullable(distinctIds.get(key))
                     .orElseGet(() -> PersonIds.personUuid(project, event.distinctId()));
             final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person,
                     event.properties().objectNode(), null, true, null);
             context.forward(record.withKey(enriched.key()).withValue(enriched), TO_ENRICHED);
-            return;
+            return false;
         }
         String person = distinctIds.get(key);
         final boolean created = person == null;
@@ -100,16 +122,18 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
             person = PersonIds.personUuid(project, event.distinctId());
             distinctIds.put(key, person);
         }
-        final String mergeInto = person;
-        otherDistinctId(event).filter(other -> !other.equals(event.distinctId())).ifPresent(other -> {
-            if (PersonIds.isIllegalForMerge(event.distinctId()) || PersonIds.isIllegalForMerge(other)) {
+        if (!linked) {
+            final Optional<String> other = otherDistinctId(event).filter(id -> !id.equals(event.distinctId()));
+            if (other.isPresent()) {
+                if (!PersonIds.isIllegalForMerge(event.distinctId()) && !PersonIds.isIllegalForMerge(other.get())) {
+                    final IdentityCommand.Link link = new IdentityCommand.Link(project, event.token(), other.get(),
+                            event.distinctId(), person, created, "$merge_dangerously".equals(event.event()), event.timestamp());
+                    context.forward(record.withKey(Keys.distinctIdRoute(event.token(), other.get())).withValue(link), TO_IDENTITY);
+                    return true;
+                }
                 warnings.record("cannot_merge_with_illegal_distinct_id");
-                return;
             }
-            final IdentityCommand.Link link = new IdentityCommand.Link(project, event.token(), other, event.distinctId(),
-                    mergeInto, created, "$merge_dangerously".equals(event.event()), event.timestamp());
-            context.forward(record.withKey(Keys.distinctIdRoute(event.token(), other)).withValue(link), TO_IDENTITY);
-        });
+        }
 
         final Set<String> named = GroupAttachment.typesNamed(event);
         final GroupTypes known = Optional.ofNullable(groupTypes.get(Keys.project(project))).orElse(GroupTypes.none(project));
@@ -117,7 +141,7 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
             // A type this instance has no index for yet: the coordinator assigns it and sends the event on.
             context.forward(record.withKey(Keys.project(project)).withValue(new ProjectCommand.AssignGroupTypes(event, person)),
                     TO_PROJECT);
-            return;
+            return false;
         }
         final GroupAttachment.Resolved groups = GroupAttachment.resolve(event, known);
         GroupAttachment.addGroupProperties(event, groups.groups());
@@ -125,10 +149,15 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
                 .withKey(dev.eddy.groups.GroupState.key(project, set.groupTypeIndex(), set.groupKey())).withValue(set), TO_GROUPS));
         context.forward(record.withKey(Keys.scoped(project, person))
                 .withValue(new PersonCommand.Apply(event, person, groups.groups())), TO_PERSONS);
+        return false;
     }
 
-    /** At the owner of the other distinct id: add its person (or map it to the merge target) and ask the coordinator. */
+    /**
+     * At the owner of the other distinct id: add its person (or map it to the merge target) and ask the coordinator.
+     * The id's later events wait for the merge.
+     */
     private void link(final Record<String, ?> record, final IdentityCommand.Link link) {
+        held.hold(link.projectId(), link.otherDistinctId());
         final String key = Keys.scoped(link.projectId(), link.otherDistinctId());
         final String other = distinctIds.get(key);
         if (other == null) {

@@ -25,8 +25,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * The owner of a set of persons (keyed {@code project:person_uuid}): applies each event's property updates in
  * the order the events arrive, emits the event enriched with its person, and carries out the coordinator's
- * merges. A person merged away keeps a stub that forwards whatever still reaches it to its survivor, so an
- * event routed by a distinct-id mapping that is not yet updated still lands on the right person.
+ * merges, releasing the events their distinct ids held for them. A person merged away keeps a stub that forwards
+ * whatever still reaches it to its survivor, so an event routed by a distinct-id mapping that is not yet updated still lands on the right person.
  */
 public final class PersonsProcessor implements Processor<String, PersonCommand, String, Object> {
     public static final String TO_PERSONS = "persons-to-person-commands";
@@ -62,17 +62,26 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         if (command instanceof PersonCommand.Apply apply) {
             apply(record, key, person, apply);
         } else if (command instanceof PersonCommand.AddDistinctId add) {
-            final PersonState base = person != null ? person
-                    : empty(add.personId(), add.projectId(), add.token(), add.timestamp(), add.distinctId());
-            persons.put(key, base.withDistinctId(add.distinctId()).identified());
+            final Set<String> joining = new LinkedHashSet<>(heldIds(add.held()));
+            joining.add(add.distinctId());
+            PersonState added = person != null ? person
+                    : empty(add.personId(), add.projectId(), add.token(), add.timestamp(), null);
+            for (final String distinctId : joining) {
+                added = added.withDistinctId(distinctId);
+            }
+            persons.put(key, added.identified());
             if (!add.personId().equals(add.mappedTo())) {
-                remap(record, base.token(), add.projectId(), add.distinctId(), add.personId());
+                for (final String distinctId : joining) {
+                    remap(record, add.token(), add.projectId(), distinctId, add.personId());
+                }
             }
             followPersonless(record, add);
+            release(record, add.projectId(), add.personId(), add.held());
         } else if (command instanceof PersonCommand.MarkIdentified mark) {
             if (person != null) {
                 persons.put(key, person.identified());
             }
+            release(record, mark.projectId(), mark.personId(), mark.held());
         } else if (command instanceof PersonCommand.MergeInto merge) {
             mergeInto(record, key, person, merge);
         } else if (command instanceof PersonCommand.Absorb absorb) {
@@ -86,11 +95,14 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         PersonState person = current;
         if (person == null) {
             person = empty(apply.personId(), event.projectId(), event.token(), event.timestamp(), event.distinctId());
+        } else {
+            person = person.withDistinctId(event.distinctId());
+        }
+        if (!person.properties().has(CREATOR_EVENT)) {
+            // Its first event, or the first after a merge created the person for a new distinct id.
             final ObjectNode initial = person.properties().deepCopy();
             initial.put(CREATOR_EVENT, event.uuid());
             person = person.withProperties(initial);
-        } else {
-            person = person.withDistinctId(event.distinctId());
         }
         if (PropertyUpdates.updatesPersons(event.event())) {
             final ObjectNode properties = person.properties().deepCopy();
@@ -112,37 +124,45 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
                 : empty(merge.personId(), merge.projectId(), null, merge.timestamp(), null);
         persons.put(key, person.mergedInto(merge.target()));
         context.forward(record.withKey(Keys.scoped(merge.projectId(), merge.target()))
-                .withValue(new PersonCommand.Absorb(merge.target(), person, merge.sourceWins(), merge.timestamp())), TO_PERSONS);
+                .withValue(new PersonCommand.Absorb(merge.target(), person, merge.timestamp(), merge.held())), TO_PERSONS);
         context.forward(record.withKey(key).withValue(new PersonMerge(PersonMerge.VERSION, merge.projectId(),
                 merge.personId(), merge.target(), person.distinctIds(), merge.timestamp())), TO_MERGES);
     }
 
+    /** The survivor of a merge takes the source's distinct ids and the properties it lacks, as PostHog's merge. */
     private void absorb(final Record<String, ?> record, final String key, final PersonState current,
                         final PersonCommand.Absorb absorb) {
         final PersonState source = absorb.source();
+        final Set<String> ids = new LinkedHashSet<>();
         final PersonState merged;
         if (current == null) {
+            ids.addAll(source.distinctIds());
+            ids.addAll(heldIds(absorb.held()));
             merged = new PersonState(absorb.personId(), source.projectId(), source.token(), source.createdAt(), true,
-                    source.properties(), source.distinctIds(), source.version() + 1, null);
+                    source.properties(), new ArrayList<>(ids), source.version() + 1, null);
         } else {
-            final ObjectNode properties = absorb.sourceWins()
-                    ? PropertyUpdates.combine(current.properties(), source.properties())
-                    : PropertyUpdates.combine(source.properties(), current.properties());
-            // Whoever wins the properties, the survivor was created by its own first event.
+            // {...source, ...survivor}; the survivor was created by its own first event.
+            final ObjectNode properties = PropertyUpdates.combine(source.properties(), current.properties());
             if (current.properties().has(CREATOR_EVENT)) {
                 properties.set(CREATOR_EVENT, current.properties().get(CREATOR_EVENT));
             }
-            final Set<String> ids = new LinkedHashSet<>(current.distinctIds());
+            ids.addAll(current.distinctIds());
             ids.addAll(source.distinctIds());
+            ids.addAll(heldIds(absorb.held()));
             merged = new PersonState(current.uuid(), current.projectId(), current.token() != null ? current.token() : source.token(),
                     earlier(current.createdAt(), source.createdAt()), true, properties, new ArrayList<>(ids),
                     Math.max(current.version(), source.version()) + 1, null);
         }
         persons.put(key, merged);
-        // From now on the source's distinct ids resolve here directly, without the detour through the stub.
-        for (final String distinctId : source.distinctIds()) {
-            remap(record, merged.token(), merged.projectId(), distinctId, merged.uuid());
+        // From now on the source's distinct ids, and both of the merge's, resolve here directly, without the detour
+        // through the stub; their held events follow the remaps.
+        final Set<String> moved = new LinkedHashSet<>(source.distinctIds());
+        moved.addAll(heldIds(absorb.held()));
+        final String token = absorb.held() != null ? absorb.held().token() : merged.token();
+        for (final String distinctId : moved) {
+            remap(record, token, merged.projectId(), distinctId, merged.uuid());
         }
+        release(record, merged.projectId(), merged.uuid(), absorb.held());
     }
 
     /**
@@ -169,6 +189,25 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         }
         context.forward(record.withKey(Keys.distinctIdRoute(token, distinctId))
                 .withValue(new IdentityCommand.Remap(project, distinctId, person)), TO_IDENTITY);
+    }
+
+    /**
+     * Lets the merge's distinct ids go on: their owners apply the events held for the merge, which now resolve to
+     * {@code person}. Sent after the remaps, on the same partitions, so the owners see those first.
+     */
+    private void release(final Record<String, ?> record, final long project, final String person,
+                         final PersonCommand.Held held) {
+        if (held == null) {
+            return;
+        }
+        for (final String distinctId : held.distinctIds()) {
+            context.forward(record.withKey(Keys.distinctIdRoute(held.token(), distinctId))
+                    .withValue(new IdentityCommand.Release(project, distinctId)), TO_IDENTITY);
+        }
+    }
+
+    private static List<String> heldIds(final PersonCommand.Held held) {
+        return held == null ? List.of() : held.distinctIds();
     }
 
     private static PersonState empty(final String uuid, final long project, final String token, final Instant createdAt,

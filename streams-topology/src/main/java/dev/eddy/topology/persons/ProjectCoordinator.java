@@ -9,6 +9,7 @@ import dev.eddy.persons.ProjectCommand;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.topology.internal.Keys;
 import dev.eddy.topology.internal.Warnings;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -22,8 +23,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Merges follow PostHog's rules on what each side's owner saw: a new distinct id joins the other's person; if
  * the event's own person was created by the event, it is folded into the other, existing person (which
  * survives); if both persons existed, the other is merged into the event's person unless it is already
- * identified (refused, except for {@code $merge_dangerously}). The coordinator works on roots, following earlier
- * merges, so merges in flight can never form a cycle; the persons' owners then move the state.
+ * identified (refused, except for {@code $merge_dangerously}). Where both persons survive a merge, the survivor's
+ * properties win; the merge event's own updates wait for the merge and are applied to the survivor afterwards. The
+ * coordinator works on roots, following earlier merges, so merges in flight can never form a cycle; the persons'
+ * owners then move the state.
  */
 public final class ProjectCoordinator implements Processor<String, ProjectCommand, String, Object> {
     public static final String TO_PERSONS = "project-to-person-commands";
@@ -55,35 +58,38 @@ public final class ProjectCoordinator implements Processor<String, ProjectComman
     private void merge(final Record<String, ?> record, final ProjectCommand.Merge m) {
         final long project = m.projectId();
         final String mergeInto = root(project, m.mergeIntoPerson());
+        // Both ids' events wait for this merge; whichever person carries it out releases them.
+        final PersonCommand.Held held = new PersonCommand.Held(m.token(), List.of(m.mergeIntoDistinctId(), m.otherDistinctId()));
         if (m.otherPerson() == null) {
             // The other distinct id was new; its owner already mapped it to the event's person.
             identify(project, mergeInto);
             send(record, project, new PersonCommand.AddDistinctId(project, m.token(), mergeInto, m.otherDistinctId(),
-                    m.mergeIntoPerson(), m.timestamp()));
+                    m.mergeIntoPerson(), m.timestamp(), held));
             return;
         }
         final String other = root(project, m.otherPerson());
         if (other.equals(mergeInto)) {
             identify(project, mergeInto);
-            send(record, project, new PersonCommand.MarkIdentified(project, mergeInto, m.timestamp()));
+            send(record, project, new PersonCommand.MarkIdentified(project, mergeInto, m.timestamp(), held));
         } else if (m.mergeIntoWasNew()) {
-            // Only the other distinct id had a person: it survives, and the event's fresh person joins it.
-            union(record, m, mergeInto, other, true);
+            // Only the other distinct id had a person: the event's distinct id joins it. The event's own person
+            // holds nothing of the event (which waits for the merge): it is folded in, keeping the other's properties.
+            union(record, m, mergeInto, other, held);
         } else if (!m.dangerous() && identified(project, other)) {
             warnings.record("cannot_merge_already_identified");
             identify(project, mergeInto);
-            send(record, project, new PersonCommand.MarkIdentified(project, mergeInto, m.timestamp()));
+            send(record, project, new PersonCommand.MarkIdentified(project, mergeInto, m.timestamp(), held));
         } else {
-            union(record, m, other, mergeInto, false);
+            union(record, m, other, mergeInto, held);
         }
     }
 
     private void union(final Record<String, ?> record, final ProjectCommand.Merge m, final String source,
-                       final String target, final boolean sourceWins) {
+                       final String target, final PersonCommand.Held held) {
         final long project = m.projectId();
         links.put(Keys.scoped(project, source), new PersonLink(target, identified(project, source)));
         identify(project, target);
-        send(record, project, new PersonCommand.MergeInto(project, source, target, sourceWins, m.timestamp()));
+        send(record, project, new PersonCommand.MergeInto(project, source, target, m.timestamp(), held));
     }
 
     private void assign(final Record<String, ?> record, final ProjectCommand.AssignGroupTypes assign) {

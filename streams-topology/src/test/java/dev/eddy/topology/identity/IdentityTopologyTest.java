@@ -71,6 +71,43 @@ class IdentityTopologyTest extends TopologyTest {
     }
 
     @Test
+    void setOnceAcrossAMergeKeepsTheValueSetFirstInEventOrder() {
+        // posthog-js sends $set_once of the initial referrer and URL with every event: the anonymous visit's stay.
+        t.send("anon", "$pageview", "{\"$set_once\":{\"$initial_current_url\":\"/a\"}}");
+        final CapturedEvent identify = t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\","
+                + "\"$set_once\":{\"$initial_current_url\":\"/c\",\"signup\":\"web\"},\"$set\":{\"email\":\"u@x\"}}");
+        final CapturedEvent next = t.send("user", "$pageview", "{\"$set_once\":{\"$initial_current_url\":\"/b\"},"
+                + "\"$set\":{\"last\":\"/b\"}}");
+
+        final PersonState person = t.personOf("user");
+        assertThat(person.uuid()).isEqualTo(uuidOf("anon"));
+        assertThat(person.properties().get("$initial_current_url").asText()).isEqualTo("/a");
+        assertThat(person.properties().get("signup").asText()).as("the identify's own $set_once, on the merged person")
+                .isEqualTo("web");
+        assertThat(person.properties().get("email").asText()).isEqualTo("u@x");
+        assertThat(person.properties().get("last").asText()).isEqualTo("/b");
+        assertThat(t.enrichedOf(identify).personId()).isEqualTo(uuidOf("anon"));
+        assertThat(t.enrichedOf(next).personId()).isEqualTo(uuidOf("anon"));
+        assertThat(t.enrichedOf(next).personProperties().get("$initial_current_url").asText()).isEqualTo("/a");
+        assertThat(t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.IDENTITY_HOLDS).approximateNumEntries())
+                .as("nothing left held").isZero();
+    }
+
+    @Test
+    void whenBothPersonsExistTheEventsPersonWinsTheMergeThenTheIdentifysUpdatesApply() {
+        t.send("anon", "$pageview", "{\"$set_once\":{\"first\":\"anon\"},\"$set\":{\"plan\":\"free\",\"seen\":\"anon\"}}");
+        t.send("user", "login", "{\"$set_once\":{\"first\":\"user\"},\"$set\":{\"plan\":\"pro\"}}");
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\",\"$set_once\":{\"first\":\"identify\","
+                + "\"seen\":\"identify\"},\"$set\":{\"plan\":\"team\"}}");
+
+        final PersonState person = t.personOf("anon");
+        assertThat(person.uuid()).isEqualTo(uuidOf("user"));
+        assertThat(person.properties().get("first").asText()).as("{...other, ...mergeInto}").isEqualTo("user");
+        assertThat(person.properties().get("seen").asText()).isEqualTo("anon");
+        assertThat(person.properties().get("plan").asText()).as("then the identify's $set").isEqualTo("team");
+    }
+
+    @Test
     void identifyWithANewAnonymousIdAddsItToTheUsersPerson() {
         t.send("user", "login", "{}");
         t.send("user", "$identify", "{\"$anon_distinct_id\":\"fresh-anon\"}");

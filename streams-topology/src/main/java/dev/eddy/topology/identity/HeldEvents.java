@@ -1,0 +1,92 @@
+package dev.eddy.topology.identity;
+
+import dev.eddy.events.CapturedEvent;
+import dev.eddy.persons.Hold;
+import dev.eddy.topology.internal.Keys;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The events of distinct ids with a merge in flight, held at the ids' owner until the merge is carried out.
+ *
+ * <p>A merge event takes several hops (the other id's owner, the project's coordinator, the persons' owners) while
+ * the next event of its distinct id takes one: applied at once, that event would reach the person before the merge
+ * and lose to the merged properties, or the merge event's own {@code $set_once} would beat the older person's. PostHog
+ * applies a distinct id's events in order against the already merged person; holding both ids of a merge until it
+ * is carried out does the same.
+ *
+ * <p>Every waiting event is its own store entry, numbered in arrival order, so holding costs one write per event
+ * however many wait. Keys: {@code h} + {@code project:distinct_id} for the {@link Hold.Open} record, {@code e} + the same
+ * + NUL + the event's fixed-width number for each {@link Hold.Waiting} one; the leading letter keeps the two apart.
+ */
+final class HeldEvents {
+    /** What applying a released event did. */
+    interface Replay {
+        /** Applies the event; true when it started a merge of its own, which holds its distinct id again. */
+        boolean apply(CapturedEvent event, boolean linked, long timestamp);
+    }
+
+    private final KeyValueStore<String, Hold> store;
+
+    HeldEvents(final KeyValueStore<String, Hold> store) {
+        this.store = store;
+    }
+
+    /** Whether the distinct id's events wait for a merge. */
+    boolean held(final long project, final String distinctId) {
+        return store.get(openKey(project, distinctId)) != null;
+    }
+
+    /** One more merge of the distinct id is in flight. */
+    void hold(final long project, final String distinctId) {
+        final String key = openKey(project, distinctId);
+        final Hold.Open open = (Hold.Open) store.get(key);
+        store.put(key, open == null ? new Hold.Open(1, 0, 0) : new Hold.Open(open.merges() + 1, open.first(), open.next()));
+    }
+
+    /** Puts an event of a held distinct id behind the ones already waiting. */
+    void append(final CapturedEvent event, final boolean linked, final long timestamp) {
+        final String key = openKey(event.projectId(), event.distinctId());
+        final Hold.Open open = (Hold.Open) store.get(key);
+        if (open == null) {
+            throw new IllegalStateException("no hold for " + key);
+        }
+        store.put(eventKey(key, open.next()), new Hold.Waiting(event, linked, timestamp));
+        store.put(key, new Hold.Open(open.merges(), open.first(), open.next() + 1));
+    }
+
+    /**
+     * One merge of the distinct id is carried out. When it was the last, its waiting events are applied in order; if
+     * one starts a merge again, it and those after it wait for that one. A release of an id not held (a merge asked
+     * for before holds existed) does nothing.
+     */
+    void release(final long project, final String distinctId, final Replay replay) {
+        final String key = openKey(project, distinctId);
+        final Hold.Open open = (Hold.Open) store.get(key);
+        if (open == null) {
+            return;
+        }
+        if (open.merges() > 1) {
+            store.put(key, new Hold.Open(open.merges() - 1, open.first(), open.next()));
+            return;
+        }
+        for (long n = open.first(); n < open.next(); n++) {
+            final String entry = eventKey(key, n);
+            final Hold.Waiting waiting = (Hold.Waiting) store.get(entry);
+            if (replay.apply(waiting.event(), waiting.linked(), waiting.timestamp())) {
+                store.put(entry, new Hold.Waiting(waiting.event(), true, waiting.timestamp()));
+                store.put(key, new Hold.Open(1, n, open.next()));
+                return;
+            }
+            store.delete(entry);
+        }
+        store.delete(key);
+    }
+
+    private static String openKey(final long project, final String distinctId) {
+        return "h" + Keys.scoped(project, distinctId);
+    }
+
+    private static String eventKey(final String openKey, final long number) {
+        return "e" + openKey.substring(1) + '\u0000' + String.format("%016x", number);
+    }
+}
