@@ -189,6 +189,16 @@ final class InsightsEvents {
         return json.append("]}").toString();
     }
 
+    /**
+     * Event {@code i} as PostHog's batch export of the events model writes it to a JSON Lines file (the fields Eddy's
+     * importer reads, and some it ignores).
+     */
+    String exportRecord(final int i) {
+        return "{\"uuid\":\"" + uuid(i) + "\",\"event\":\"" + NAMES[name[i]] + "\",\"distinct_id\":\"" + distinctId(i)
+                + "\",\"team_id\":1,\"timestamp\":\"" + Instant.ofEpochMilli(millis[i]) + "\",\"properties\":" + properties(i)
+                + ",\"elements_chain\":\"\",\"person_id\":null}";
+    }
+
     /** Event {@code i} as the gateway would write it to Kafka, received {@code now}, for producing it directly. */
     CapturedEvent envelope(final int i, final String token, final Instant now) {
         return new CapturedEvent(CapturedEvent.VERSION, uuid(i).toString(), 1, token, distinctId(i), NAMES[name[i]], properties(i),
