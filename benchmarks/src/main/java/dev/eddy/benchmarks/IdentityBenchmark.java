@@ -46,7 +46,8 @@ import org.apache.kafka.streams.Topology;
  * (read committed).
  *
  * <p>Usage: {@code IdentityBenchmark --bootstrap HOST:PORT [--events 1000000] [--persons 100000]
- * [--merge-percent 5] [--partitions 12]}
+ * [--merge-percent 5] [--partitions 12] [--rocksdb-stats true]}: with {@code --rocksdb-stats}, each store's writes, flushes and
+ * write stalls per event (RocksDB's statistics, recorded at DEBUG).
  */
 public final class IdentityBenchmark {
     private static final String TOKEN = "phc_identity_benchmark";
@@ -161,7 +162,12 @@ public final class IdentityBenchmark {
         final Properties props = StreamsProperties.of(config, "127.0.0.1:1");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, prefix + name);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        if (Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"))) {
+            // RocksDB's own statistics per store (Kafka Streams records them at DEBUG only; they cost a little CPU).
+            props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");
+        }
         final AtomicLong runningAt = new AtomicLong();
+        final java.util.OptionalLong brokerPid = brokerPidOf();
         try (KafkaStreams streams = new KafkaStreams(topology, props);
              KafkaConsumer<byte[], byte[]> counter = committedReader(output)) {
             streams.setStateListener((now, before) -> {
@@ -169,6 +175,8 @@ public final class IdentityBenchmark {
                     runningAt.compareAndSet(0, System.nanoTime());
                 }
             });
+            final long ownBefore = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
+            final long brokerBefore = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
             streams.start();
             long seen = 0;
             long lastReport = System.nanoTime();
@@ -180,11 +188,52 @@ public final class IdentityBenchmark {
                 }
             }
             final double seconds = (System.nanoTime() - runningAt.get()) / 1e9;
+            if (Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"))) {
+                printStoreWrites(name, streams);
+            }
+            final long ownAfter = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
+            final long brokerAfter = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
+            if (ownBefore >= 0 && ownAfter >= 0) {
+                System.out.printf(Locale.ROOT, "%s: disk writes %,.0f bytes/event by the app (RocksDB)%s%n", name,
+                        (ownAfter - ownBefore) / (double) events, brokerBefore >= 0 && brokerAfter >= 0
+                                ? String.format(Locale.ROOT, ", %,.0f by the broker", (brokerAfter - brokerBefore) / (double) events) : "");
+            }
             streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
             System.out.printf(Locale.ROOT, "%s: %,d events in %.1f s%n", name, events, seconds);
             return events / seconds;
         }
+    }
+
+    /**
+     * Per store, summed over its partitions: bytes the topology wrote into it, bytes its memtables flushed to disk
+     * (every byte of the store reaches disk at least so, before compactions rewrite it) and how long writes stalled,
+     * per event of the run.
+     */
+    private void printStoreWrites(final String name, final KafkaStreams streams) {
+        final Map<String, double[]> byStore = new java.util.TreeMap<>();
+        final List<String> measures = List.of("bytes-written-total", "memtable-bytes-flushed-total", "write-stall-duration-total");
+        streams.metrics().forEach((metric, value) -> {
+            final int measure = measures.indexOf(metric.name());
+            if (measure < 0 || !"stream-state-metrics".equals(metric.group())) {
+                return;
+            }
+            final String store = metric.tags().entrySet().stream().filter(t -> t.getKey().endsWith("-state-id"))
+                    .map(Map.Entry::getValue).findFirst().orElse("?");
+            final Object v = value.metricValue();
+            if (v instanceof Number n && !Double.isNaN(n.doubleValue())) {
+                byStore.computeIfAbsent(store, k -> new double[3])[measure] += n.doubleValue();
+            }
+        });
+        System.out.printf(Locale.ROOT, "%s: per event  %-24s %12s %12s %12s%n", name, "store", "written B", "flushed B", "stall µs");
+        byStore.forEach((store, v) -> System.out.printf(Locale.ROOT, "%s:            %-24s %,12.1f %,12.1f %,12.2f%n", name, store,
+                v[0] / events, v[1] / events, v[2] / events));
+    }
+
+    /** The local broker's process, if one runs on this machine (the disk it writes to is the topology's too). */
+    private static java.util.OptionalLong brokerPidOf() {
+        return ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(" kafka.Kafka ")).orElse(false))
+                .mapToLong(ProcessHandle::pid).findFirst();
     }
 
     private KafkaConsumer<byte[], byte[]> committedReader(final String topic) {

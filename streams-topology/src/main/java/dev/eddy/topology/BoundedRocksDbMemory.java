@@ -16,7 +16,8 @@ import org.rocksdb.WriteBufferManager;
  * partitions that is gigabytes, and the resident size grew to 2.1 GB under the soak at a 1 GB heap. Here every store
  * shares one LRU cache of {@code streams.rocksdb-memory} bytes, which also holds their index and filter blocks, and
  * the memtables are charged to that same cache through one write buffer manager (at most half of it), so the total
- * stays near the configured figure however many partitions an instance takes.
+ * stays near the configured figure however many partitions an instance takes. Memtables allocate in small arena
+ * blocks, so the budget goes to what they hold, not to a megabyte reserved by each of a few hundred store partitions.
  *
  * <p>It also compresses what the stores write to disk, which Kafka Streams leaves uncompressed: LZ4 (a few hundred MB/s
  * a core) for data still being compacted, and Zstandard for the bottommost, longest-kept run, as RocksDB's tuning
@@ -37,6 +38,13 @@ public final class BoundedRocksDbMemory implements RocksDBConfigSetter {
     /** A memtable is flushed at this size; small, since many partitions share the memtable budget. */
     private static final long MEMTABLE_BYTES = 8L * 1024 * 1024;
     private static final int MEMTABLES = 2;
+    /**
+     * Memtables take memory in blocks of this size. RocksDB's default, an eighth of the memtable (1 MiB here), charges
+     * every store partition's memtable at least that much against the shared budget however little it holds: with a
+     * hundred-odd store partitions the budget is spent on empty blocks, and the write buffer manager flushes memtables
+     * holding a few kilobytes, over and over.
+     */
+    private static final long ARENA_BLOCK_BYTES = 64L * 1024;
     /** Larger than RocksDB's 4 KB default: fewer index entries to keep cached for the same data. */
     private static final long BLOCK_BYTES = 16L * 1024;
 
@@ -58,6 +66,7 @@ public final class BoundedRocksDbMemory implements RocksDBConfigSetter {
         options.setWriteBufferManager(shared.writeBuffers());
         options.setWriteBufferSize(MEMTABLE_BYTES);
         options.setMaxWriteBufferNumber(MEMTABLES);
+        options.setArenaBlockSize(ARENA_BLOCK_BYTES);
         options.setCompressionType(CompressionType.LZ4_COMPRESSION);
         options.setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION);
     }

@@ -75,6 +75,45 @@ class BoundedRocksDbMemoryTest {
         }
     }
 
+    @Test
+    void manyStoresHoldingLittleFlushNothing(@TempDir final Path dir) throws Exception {
+        RocksDB.loadLibrary();
+        // A budget of its own (the setter shares one per size): 16 MiB, so 8 MiB for memtables. Sixty store partitions
+        // written 10 KiB each hold 600 KiB; with RocksDB's default arena blocks (1 MiB per memtable here) they would
+        // claim 60 MiB and the write buffer manager would flush every one of them, over and over.
+        final long budget = 16 * MIB + 1;
+        final Map<String, Object> configs = Map.of(BoundedRocksDbMemory.MEMORY_BYTES, budget);
+        final BoundedRocksDbMemory setter = new BoundedRocksDbMemory();
+        final List<Options> options = new ArrayList<>();
+        final List<RocksDB> dbs = new ArrayList<>();
+        try (WriteOptions write = new WriteOptions().setDisableWAL(true)) {
+            for (int store = 0; store < 60; store++) {
+                final Options o = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig());
+                setter.setConfig("small-" + store, o, configs);
+                options.add(o);
+                dbs.add(RocksDB.open(o, dir.resolve("small-" + store).toString()));
+            }
+            final byte[] value = new byte[100];
+            for (int i = 0; i < 100; i++) {
+                for (final RocksDB db : dbs) {
+                    db.put(write, String.format("key-%08d", i).getBytes(), value);
+                }
+            }
+            awaitFlushes(dbs);
+            long files = 0;
+            for (final RocksDB db : dbs) {
+                files += Long.parseLong(db.getProperty("rocksdb.num-files-at-level0"));
+            }
+            assertThat(files).as("SST files flushed by sixty stores holding 10 KiB each").isZero();
+        } finally {
+            dbs.forEach(RocksDB::close);
+            for (int i = 0; i < options.size(); i++) {
+                setter.close("small-" + i, options.get(i));
+                options.get(i).close();
+            }
+        }
+    }
+
     /** Waits (at most 10 s) until no store has a flush pending or running. */
     private static void awaitFlushes(final List<RocksDB> dbs) throws Exception {
         final long deadline = System.nanoTime() + 10_000_000_000L;
