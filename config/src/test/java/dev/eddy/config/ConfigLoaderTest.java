@@ -30,6 +30,22 @@ class ConfigLoaderTest {
         assertThat(c.streams().stateDir()).isEqualTo(Path.of(".eddy/state"));
         assertThat(c.capture().maxBatchBodyBytes()).isEqualTo(20 * 1024 * 1024);
         assertThat(c.bootstrap().projectToken()).isEmpty();
+        assertThat(c.streams().threads()).as("sized to the cores").isZero();
+    }
+
+    @Test
+    void streamThreadsAreSizedToTheCoresUnlessSet() {
+        final StreamsConfig auto = ConfigLoader.load(Map.of(), Optional.empty()).streams();
+        assertThat(auto.threadsFor(Role.STREAMS, 8)).isEqualTo(8);
+        assertThat(auto.threadsFor(Role.ALL, 8)).as("a core for HTTP and query scans").isEqualTo(7);
+        assertThat(auto.threadsFor(Role.ALL, 2)).isEqualTo(1);
+        assertThat(auto.threadsFor(Role.ALL, 1)).isEqualTo(1);
+        assertThat(auto.threadsFor(Role.STREAMS, 128)).isEqualTo(64);
+        final StreamsConfig set = ConfigLoader.load(Map.of("EDDY_STREAMS_THREADS", "3"), Optional.empty()).streams();
+        assertThat(set.threadsFor(Role.STREAMS, 8)).isEqualTo(3);
+        assertThat(set.threadsFor(Role.ALL, 1)).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_STREAMS_THREADS", "-1"),
+                Optional.empty())).hasMessageContaining("streams.threads");
     }
 
     @Test

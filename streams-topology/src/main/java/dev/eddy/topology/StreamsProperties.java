@@ -26,7 +26,8 @@ public final class StreamsProperties {
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
         p.put(StreamsConfig.STATE_DIR_CONFIG, config.streams().stateDir().toAbsolutePath().toString());
-        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streams().threads());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streams().threadsFor(config.role(),
+                Runtime.getRuntime().availableProcessors()));
         p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised);
         // Every acked event is counted exactly once, even across crashes and rebalances.
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
