@@ -6,10 +6,12 @@ import dev.eddy.config.EddyConfig;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.events.CapturedEventWriter;
 import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
 import dev.eddy.topology.EddyTopics;
 import dev.eddy.topology.EddyTopology;
 import dev.eddy.topology.StreamsProperties;
 import dev.eddy.topology.TopicProvisioner;
+import dev.eddy.trends.HourlyEventKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,15 +37,22 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 
 /**
- * Events per second through Eddy's identity and persons topology (de-duplication, distinct id resolution,
- * merges through the project coordinator, person property updates, enriched output), side by side with a bare
- * exactly-once Kafka Streams app that consumes the same records and forwards them unchanged, on the same broker
- * in the same run. Each rate runs from the app reaching RUNNING until every event is in its output topic
- * (read committed).
+ * Events per second through Eddy's whole topology (de-duplication, distinct id resolution, merges through the project
+ * coordinator, person property updates, timelines, rollups and event blocks), side by side with a bare exactly-once
+ * Kafka Streams app that consumes the same records and forwards them unchanged, on the same broker in the same run,
+ * both with the stream threads a streams instance has by default. Each rate runs from the app reaching RUNNING until
+ * every event is done: in the bare app's output topic (read committed), in Eddy's hourly counts, where trends read
+ * them.
  *
  * <p>Usage: {@code IdentityBenchmark --bootstrap HOST:PORT [--events 1000000] [--persons 100000]
  * [--merge-percent 5] [--partitions 12] [--rocksdb-stats true]}: with {@code --rocksdb-stats}, each store's writes, flushes and
@@ -74,6 +83,8 @@ public final class IdentityBenchmark {
         try {
             // The environment's settings apply (EDDY_STREAMS_ROCKSDB_MEMORY, say), except where the benchmark's own go.
             final Map<String, String> env = new java.util.HashMap<>(System.getenv());
+            // A streams instance's threads by default (one per core), unless the environment sets them.
+            env.putIfAbsent("EDDY_ROLE", "streams");
             env.putAll(Map.of(
                     "EDDY_KAFKA_BOOTSTRAP", args.get("bootstrap"),
                     "EDDY_KAFKA_TOPIC_PREFIX", prefix,
@@ -92,12 +103,19 @@ public final class IdentityBenchmark {
             final Topology forward = new Topology();
             forward.addSource("source", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(), topics.ingest().name());
             forward.addSink("sink", forwarded, Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer(), "source");
-            final double bare = measure("forward", forward, config, state.resolve("forward"), forwarded);
-            final double eddy = measure("identity", EddyTopology.build(topics, config.streams()), config,
-                    state.resolve("identity"), topics.enriched().name());
+            final double bare;
+            try (KafkaConsumer<byte[], byte[]> output = committedReader(forwarded)) {
+                final AtomicLong seen = new AtomicLong();
+                bare = measure("forward", forward, config, state.resolve("forward"),
+                        streams -> seen.addAndGet(output.poll(Duration.ofMillis(200)).count()));
+            }
+            final double eddy = measure("eddy", EddyTopology.build(topics, config.streams()), config,
+                    state.resolve("eddy"), IdentityBenchmark::counted);
 
+            System.out.printf(Locale.ROOT, "stream threads      : %d%n", config.streams().threadsFor(config.role(),
+                    Runtime.getRuntime().availableProcessors()));
             System.out.printf(Locale.ROOT, "consume-and-forward : %,10.0f events/s%n", bare);
-            System.out.printf(Locale.ROOT, "identity + persons  : %,10.0f events/s%n", eddy);
+            System.out.printf(Locale.ROOT, "eddy topology       : %,10.0f events/s%n", eddy);
             System.out.printf(Locale.ROOT, "ratio               : %.2f%n", eddy / bare);
         } finally {
             try (Stream<Path> files = Files.walk(state)) {
@@ -156,9 +174,45 @@ public final class IdentityBenchmark {
         return merges;
     }
 
-    /** Events per second from RUNNING until {@code output} holds every event, read committed. */
+    /**
+     * The events in the hourly counts of this instance (all of them: it runs every task), or what it has so far
+     * while a rebalance closes the stores.
+     */
+    private static long counted(final KafkaStreams streams) {
+        try {
+            sleep(200);
+            final ReadOnlyKeyValueStore<HourlyEventKey, Long> counts = streams.store(StoreQueryParameters.fromNameAndType(
+                    StoreNames.HOURLY_COUNTS, QueryableStoreTypes.keyValueStore()));
+            long total = 0;
+            try (KeyValueIterator<HourlyEventKey, Long> it = counts.all()) {
+                while (it.hasNext()) {
+                    final KeyValue<HourlyEventKey, Long> cell = it.next();
+                    // Project 0 holds the bookkeeping (change counters), no events.
+                    total += cell.key.projectId() == 0 ? 0 : cell.value;
+                }
+            }
+            return total;
+        } catch (final InvalidStateStoreException e) {
+            return 0;
+        }
+    }
+
+    private static void sleep(final long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Events per second from RUNNING until {@code done} says every event is done.
+     *
+     * @param done how many events are done so far (called every 200 ms or so; it waits itself)
+     */
     private double measure(final String name, final Topology topology, final EddyConfig config, final Path stateDir,
-                           final String output) throws Exception {
+                           final java.util.function.ToLongFunction<KafkaStreams> done) throws Exception {
         final Properties props = StreamsProperties.of(config, "127.0.0.1:1");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, prefix + name);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
@@ -168,8 +222,7 @@ public final class IdentityBenchmark {
         }
         final AtomicLong runningAt = new AtomicLong();
         final java.util.OptionalLong brokerPid = brokerPidOf();
-        try (KafkaStreams streams = new KafkaStreams(topology, props);
-             KafkaConsumer<byte[], byte[]> counter = committedReader(output)) {
+        try (KafkaStreams streams = new KafkaStreams(topology, props)) {
             streams.setStateListener((now, before) -> {
                 if (now == KafkaStreams.State.RUNNING) {
                     runningAt.compareAndSet(0, System.nanoTime());
@@ -181,7 +234,7 @@ public final class IdentityBenchmark {
             long seen = 0;
             long lastReport = System.nanoTime();
             while (seen < events) {
-                seen += counter.poll(Duration.ofMillis(200)).count();
+                seen = done.applyAsLong(streams);
                 if (System.nanoTime() - lastReport > 10_000_000_000L) {
                     System.out.printf(Locale.ROOT, "  %s: %,d of %,d%n", name, seen, events);
                     lastReport = System.nanoTime();

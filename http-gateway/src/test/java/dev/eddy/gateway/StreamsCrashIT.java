@@ -2,13 +2,14 @@ package dev.eddy.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.eddy.events.EnrichedEvent;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SdkLoad;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.StreamsProcess;
 import dev.eddy.gateway.testing.TestEddy;
-import dev.eddy.persons.PersonSerdes;
+import dev.eddy.serde.Json;
+import dev.eddy.stores.StoreNames;
+import dev.eddy.timelines.TimelineEvent;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -25,9 +26,10 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.BytesDeserializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,24 +108,20 @@ class StreamsCrashIT {
         sender.join();
         assertThat(acked).hasSize(BATCHES * BATCH);
 
-        final Map<String, List<EnrichedEvent>> byUuid = new HashMap<>();
+        // What the topology committed into the timelines (their changelog, read committed): every acknowledged event
+        // written exactly once, and each person's events in the order they were sent.
+        final Map<String, Integer> writes = new HashMap<>();
         final Map<String, List<Integer>> seqsByUser = new HashMap<>();
-        try (KafkaConsumer<String, EnrichedEvent> consumer = committedReader()) {
-            consumer.subscribe(List.of(gateway.topic("events.enriched")));
+        try (KafkaConsumer<Bytes, byte[]> consumer = committedReader()) {
+            consumer.subscribe(List.of(gateway.topic("eddy-" + StoreNames.EVENT_TIMELINES + "-changelog")));
             final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!byUuid.keySet().containsAll(acked) && System.nanoTime() < deadline) {
-                for (final ConsumerRecord<String, EnrichedEvent> record : consumer.poll(Duration.ofMillis(500))) {
-                    final EnrichedEvent e = record.value();
-                    byUuid.computeIfAbsent(e.event().uuid(), k -> new ArrayList<>()).add(e);
-                    seqsByUser.computeIfAbsent(e.event().distinctId(), k -> new ArrayList<>())
-                            .add(e.personProperties().get("seq").asInt());
-                }
+            while (!writes.keySet().containsAll(acked) && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500)).forEach(record -> written(record.value(), writes, seqsByUser));
             }
-            // Anything a replay would have duplicated is already in the log: read a little past the last event.
-            consumer.poll(Duration.ofSeconds(2)).forEach(r -> byUuid.computeIfAbsent(r.value().event().uuid(),
-                    k -> new ArrayList<>()).add(r.value()));
-            assertThat(byUuid.keySet()).as("every acknowledged event came out").containsAll(acked);
-            assertThat(byUuid.values()).as("and none twice").allMatch(copies -> copies.size() == 1);
+            // Anything a replay would have repeated is already in the log: read a little past the last event.
+            consumer.poll(Duration.ofSeconds(2)).forEach(record -> written(record.value(), writes, seqsByUser));
+            assertThat(writes.keySet()).as("every acknowledged event reached its timeline").containsAll(acked);
+            assertThat(writes.values()).as("and none twice").allMatch(copies -> copies == 1);
             assertThat(seqsByUser).hasSize(USERS);
             seqsByUser.forEach((user, seqs) -> assertThat(seqs).as(user + "'s person saw its events in order")
                     .isSortedAccordingTo(Integer::compare).doesNotHaveDuplicates().hasSize(BATCHES * BATCH / USERS));
@@ -185,14 +183,29 @@ class StreamsCrashIT {
                 List.of("--config", config.toString()));
     }
 
-    private static KafkaConsumer<String, EnrichedEvent> committedReader() {
+    /** Counts a timeline write of an event (not a deletion) and notes its {@code seq} under its distinct id. */
+    private static void written(final byte[] value, final Map<String, Integer> writes, final Map<String, List<Integer>> seqsByUser) {
+        if (value == null) {
+            return;
+        }
+        final TimelineEvent event = TimelineEvent.decode(value);
+        writes.merge(event.uuid().toString(), 1, Integer::sum);
+        try {
+            seqsByUser.computeIfAbsent(event.distinctId(), k -> new ArrayList<>())
+                    .add(Json.mapper().readTree(event.properties()).path("$set").path("seq").asInt());
+        } catch (final IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static KafkaConsumer<Bytes, byte[]> committedReader() {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "crash-check-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         // Only what the topology committed: an aborted transaction's records are exactly the ones a replay redoes.
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        return new KafkaConsumer<>(p, new StringDeserializer(), PersonSerdes.enrichedEvent().deserializer());
+        return new KafkaConsumer<>(p, new BytesDeserializer(), new ByteArrayDeserializer());
     }
 
     private static void sleep(final long millis) {

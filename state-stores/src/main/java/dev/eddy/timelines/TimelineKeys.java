@@ -62,4 +62,10 @@ public final class TimelineKeys {
         final ByteBuffer b = ByteBuffer.wrap(key.get(), 8, 16);
         return new UUID(b.getLong(), b.getLong());
     }
+
+    /** The event a key belongs to. */
+    public static UUID event(final Bytes key) {
+        final ByteBuffer b = ByteBuffer.wrap(key.get(), 8 + 16 + 8, 16);
+        return new UUID(b.getLong(), b.getLong());
+    }
 }

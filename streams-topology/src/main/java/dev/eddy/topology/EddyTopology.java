@@ -32,12 +32,14 @@ import org.apache.kafka.streams.state.Stores;
  *                                        · persons.commands · groups.commands
  *                                        ─► events.enriched (personless events)
  *   project-coordinator (person-links, project-group-types) ─► persons.commands · groups.commands · groups.types
- *   persons (persons)                    ─► events.enriched · persons.merges · identity.commands (remaps, releases)
- *                                        · persons.commands
+ *   persons (persons)                    ─► event-timelines (in the task) · persons.merges
+ *                                        · identity.commands (remaps, releases) · persons.commands
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
- *   events.enriched, persons.merges, timelines.moves ─► event-timelines (event-timelines, hourly-counts, unique-markers,
- *                                                        timeline-expiry, timeline-redirects) ─► timelines.moves
- *   (persons and event-timelines are one sub-topology: a person and its timeline share a task)
+ *   persons, events.enriched, persons.merges, timelines.moves
+ *                                        ─► event-timelines (event-timelines, hourly-counts, unique-markers,
+ *                                           timeline-expiry, timeline-redirects) ─► timelines.moves
+ *   (persons and event-timelines are one sub-topology: a person and its timeline share a task, and the persons
+ *   processor hands each event straight to its timeline)
  * </pre>
  *
  * <p>Every command topic is keyed so that the processor reading it owns the key: {@code identity.commands} by
@@ -62,7 +64,7 @@ public final class EddyTopology {
     static final String GROUPS_SINK = "groups-to-group-states";
     static final String MERGES_SOURCE = "person-merges-source";
     static final String MOVES_SOURCE = "timeline-moves-source";
-    static final String TIMELINES = "event-timelines";
+    static final String TIMELINES = PersonsProcessor.TO_TIMELINES;
 
     private EddyTopology() {
     }
@@ -124,7 +126,6 @@ public final class EddyTopology {
         t.addStateStore(store(StoreNames.PERSONS, PersonSerdes.personState()), PERSONS);
         sink(t, PersonsProcessor.TO_PERSONS, topics.personCommands(), PERSONS);
         sink(t, PersonsProcessor.TO_IDENTITY, topics.identityCommands(), PERSONS);
-        sink(t, PersonsProcessor.TO_ENRICHED, topics.enriched(), PERSONS);
         sink(t, PersonsProcessor.TO_MERGES, topics.personMerges(), PERSONS);
 
         // Groups, published to every instance.
@@ -137,13 +138,14 @@ public final class EddyTopology {
         // Feature flag definitions, for evaluating /decide and /flags on any instance.
         global(t, StoreNames.FLAG_DEFINITIONS, topics.flagDefinitions(), deadLetters);
 
-        // Analytics over enriched events.
+        // Analytics over enriched events: a person's from its persons processor, personless ones from their topic.
         source(t, ENRICHED_SOURCE, topics.enriched());
         // Each person's timeline, with the partition's hourly counts; merges move the merged-away person's events to
         // the survivor's.
         source(t, MERGES_SOURCE, topics.personMerges());
         source(t, MOVES_SOURCE, topics.timelineMoves());
-        t.addProcessor(TIMELINES, () -> new TimelineProcessor(streams.timelineRetention()), ENRICHED_SOURCE, MERGES_SOURCE, MOVES_SOURCE);
+        t.addProcessor(TIMELINES, () -> new TimelineProcessor(streams.timelineRetention()), PERSONS, ENRICHED_SOURCE,
+                MERGES_SOURCE, MOVES_SOURCE);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_TIMELINES),
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HOURLY_COUNTS),
@@ -158,9 +160,9 @@ public final class EddyTopology {
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_BLOCKS),
                 Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled(), TIMELINES);
         sink(t, TimelineProcessor.TO_MOVES, topics.timelineMoves(), TIMELINES);
-        // One task holds a person's timeline and the person: sharing the persons store makes the persons and the
-        // analytics processors one sub-topology, whose inputs are all keyed by project:person. A trend or funnel
-        // then reads the person properties it filters on from the same partition as the events, on one instance.
+        // One task holds a person's timeline and the person: the persons and the analytics processors are one
+        // sub-topology, whose inputs are all keyed by project:person. A trend or funnel then reads the person
+        // properties it filters on from the same partition as the events, on one instance.
         t.connectProcessorAndStateStores(TIMELINES, StoreNames.PERSONS);
         return t;
     }

@@ -29,6 +29,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Eddy's whole topology in a {@link TopologyTestDriver}, with helpers that send events the way the gateway does
  * and read what came out: enriched events, merges, and the persons, distinct ids and groups stores.
+ *
+ * <p>An event's enrichment is what its timeline received: the persons processor hands each event to its timeline
+ * inside the task, so the fixture reads the timelines' changelog, where every event written into a timeline appears
+ * in order under its person. An event moved there by a merge (its old entry deleted first) is not a new enrichment.
  */
 public final class TopologyFixture implements AutoCloseable {
     public static final long PROJECT = 1;
@@ -39,9 +43,16 @@ public final class TopologyFixture implements AutoCloseable {
     private final TestInputTopic<String, CapturedEvent> ingest;
     private final TestInputTopic<String, CapturedEvent> historical;
     private final TestInputTopic<String, CapturedEvent> overflow;
-    private final TestOutputTopic<String, EnrichedEvent> enriched;
+    private final TestOutputTopic<org.apache.kafka.common.utils.Bytes, byte[]> timelineWrites;
     private final TestOutputTopic<String, PersonMerge> merges;
     private final List<EnrichedEvent> enrichedSeen = new ArrayList<>();
+    /** Every event sent, by the uuid its timeline entry has: what an enrichment read from a timeline is rebuilt from. */
+    private final Map<UUID, CapturedEvent> sent = new HashMap<>();
+    private final TestOutputTopic<String, EnrichedEvent> personless;
+    /** The events that went to their timeline on {@code events.enriched}: personless ones. */
+    private final java.util.Set<String> personlessSeen = new java.util.HashSet<>();
+    /** The uuids whose timeline entry was last deleted (moved by a merge, say): their next write is no enrichment. */
+    private final java.util.Set<UUID> left = new java.util.HashSet<>();
     private final List<PersonMerge> mergesSeen = new ArrayList<>();
     private Instant clock = Instant.parse("2026-11-22T10:00:00Z");
 
@@ -55,8 +66,11 @@ public final class TopologyFixture implements AutoCloseable {
         ingest = input(topics.ingest().name());
         historical = input(topics.historical().name());
         overflow = input(topics.overflow().name());
-        enriched = driver.createOutputTopic(topics.enriched().name(), topics.enriched().keySerde().deserializer(),
+        personless = driver.createOutputTopic(topics.enriched().name(), topics.enriched().keySerde().deserializer(),
                 topics.enriched().valueSerde().deserializer());
+        timelineWrites = driver.createOutputTopic(config.applicationId() + "-" + StoreNames.EVENT_TIMELINES + "-changelog",
+                new org.apache.kafka.common.serialization.BytesDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer());
         merges = driver.createOutputTopic(topics.personMerges().name(), topics.personMerges().keySerde().deserializer(),
                 topics.personMerges().valueSerde().deserializer());
     }
@@ -85,23 +99,62 @@ public final class TopologyFixture implements AutoCloseable {
     }
 
     public CapturedEvent send(final CapturedEvent event) {
+        remember(event);
         ingest.pipeInput(event.partitionKey(), event, event.now());
         return event;
     }
 
     public CapturedEvent sendHistorical(final CapturedEvent event) {
+        remember(event);
         historical.pipeInput(event.partitionKey(), event, event.now());
         return event;
     }
 
     public CapturedEvent sendOverflow(final CapturedEvent event) {
+        remember(event);
         overflow.pipeInput(null, event, event.now());
         return event;
     }
 
-    /** Every enriched event emitted so far, in order. */
+    private void remember(final CapturedEvent event) {
+        UUID uuid;
+        try {
+            uuid = UUID.fromString(event.uuid());
+        } catch (final IllegalArgumentException e) {
+            uuid = UUID.nameUUIDFromBytes(event.uuid().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        sent.putIfAbsent(uuid, event);
+    }
+
+    /**
+     * Every event enriched so far, in order: each write of an event into a timeline that is not a move, with the
+     * person of that timeline and the properties and groups stored there. A re-delivered event counts again.
+     */
     public List<EnrichedEvent> enriched() {
-        enrichedSeen.addAll(enriched.readValuesToList());
+        personless.readValuesToList().forEach(e -> personlessSeen.add(e.event().uuid()));
+        for (final org.apache.kafka.streams.test.TestRecord<org.apache.kafka.common.utils.Bytes, byte[]> write
+                : timelineWrites.readRecordsToList()) {
+            final UUID uuid = dev.eddy.timelines.TimelineKeys.event(write.key());
+            if (write.value() == null) {
+                left.add(uuid);
+                continue;
+            }
+            if (left.remove(uuid)) {
+                continue;
+            }
+            final dev.eddy.timelines.TimelineEvent stored = dev.eddy.timelines.TimelineEvent.decode(write.value());
+            final CapturedEvent original = sent.get(uuid);
+            if (original == null) {
+                throw new AssertionError("a timeline received event " + uuid + ", which the fixture never sent");
+            }
+            final CapturedEvent event = new CapturedEvent(original.v(), original.uuid(), original.projectId(), original.token(),
+                    original.distinctId(), original.event(), json(new String(stored.properties(), java.nio.charset.StandardCharsets.UTF_8)),
+                    original.timestamp(), original.now(), original.sentAt(), original.ip(), original.siteUrl(), original.lib());
+            final Map<String, String> groups = new HashMap<>();
+            stored.groups().forEach((index, key) -> groups.put(Integer.toString(index), key));
+            final String person = dev.eddy.timelines.TimelineKeys.person(write.key()).toString();
+            enrichedSeen.add(new EnrichedEvent(EnrichedEvent.VERSION, event, person, personlessSeen.contains(original.uuid()), groups));
+        }
         return enrichedSeen;
     }
 
@@ -155,6 +208,7 @@ public final class TopologyFixture implements AutoCloseable {
 
     /** Pipes an enriched event straight into {@code events.enriched}, as a late delivery would arrive. */
     public void sendEnriched(final EnrichedEvent event) {
+        remember(event.event());
         driver.createInputTopic(topics.enriched().name(), topics.enriched().keySerde().serializer(),
                 topics.enriched().valueSerde().serializer()).pipeInput(event.key(), event, clock);
     }

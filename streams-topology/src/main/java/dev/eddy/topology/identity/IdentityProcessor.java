@@ -111,8 +111,7 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
             }
             final String person = Optional.ofNullable(distinctIds.get(key))
                     .orElseGet(() -> PersonIds.personUuid(project, event.distinctId()));
-            final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person,
-                    event.properties().objectNode(), null, true, null);
+            final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person, true, null);
             context.forward(record.withKey(enriched.key()).withValue(enriched), TO_ENRICHED);
             return false;
         }

@@ -24,14 +24,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The owner of a set of persons (keyed {@code project:person_uuid}): applies each event's property updates in
- * the order the events arrive, emits the event enriched with its person, and carries out the coordinator's
+ * the order the events arrive, hands the event with its person to the timelines, and carries out the coordinator's
  * merges, releasing the events their distinct ids held for them. A person merged away keeps a stub that forwards
  * whatever still reaches it to its survivor, so an event routed by a distinct-id mapping that is not yet updated still lands on the right person.
  */
 public final class PersonsProcessor implements Processor<String, PersonCommand, String, Object> {
     public static final String TO_PERSONS = "persons-to-person-commands";
     public static final String TO_IDENTITY = "persons-to-identity-commands";
-    public static final String TO_ENRICHED = "persons-to-enriched";
+    /**
+     * The timeline processor, this one's child in the same task: a person and its timeline share the partition of
+     * {@code project:person}, so an event goes on to its timeline without another topic.
+     */
+    public static final String TO_TIMELINES = "event-timelines";
     public static final String TO_MERGES = "persons-to-merges";
     /** PostHog's person property naming the event that created the person. */
     private static final String CREATOR_EVENT = "$creator_event_uuid";
@@ -113,9 +117,8 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         if (person != current) {
             persons.put(key, person);
         }
-        final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person.uuid(), person.properties(),
-                person.createdAt(), false, apply.groups());
-        context.forward(record.withKey(key).withValue(enriched), TO_ENRICHED);
+        final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person.uuid(), false, apply.groups());
+        context.forward(record.withKey(key).withValue(enriched), TO_TIMELINES);
     }
 
     private void mergeInto(final Record<String, ?> record, final String key, final PersonState current,

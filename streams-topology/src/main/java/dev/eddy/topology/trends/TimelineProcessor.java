@@ -31,10 +31,11 @@ import org.slf4j.LoggerFactory;
  * Keeps each person's events in time order in {@link StoreNames#EVENT_TIMELINES}, the store funnels and filtered
  * trends read. Fed, on the partitions of {@code project:person}, by:
  * <ul>
- *   <li>{@code events.enriched}: the event joins its person's timeline;</li>
+ *   <li>the persons processor, in the same task, and {@code events.enriched} (personless events): the event joins
+ *   its person's timeline;</li>
  *   <li>{@code persons.merges}: the merged-away person's timeline moves to the survivor (each event re-sent on
  *   {@code timelines.moves}, keyed by the survivor, and deleted here), and the person is remembered as redirected,
- *   so an event of it that arrives later (the two input topics are not ordered with each other) follows;</li>
+ *   so an event of it that arrives later (merges and events reach it by different paths, in no set order) follows;</li>
  *   <li>{@code timelines.moves}: moved events join the survivor's timeline (or follow it further if the survivor
  *   has since been merged too).</li>
  * </ul>

@@ -341,7 +341,7 @@ class MergeOrderSimulationTest {
                     case IdentityProcessor.TO_PROJECT -> partition(2, out.key()).add(out.key(), (ProjectCommand) out.value());
                     case IdentityProcessor.TO_PERSONS, ProjectCoordinator.TO_PERSONS, PersonsProcessor.TO_PERSONS ->
                             partition(3, out.key()).add(out.key(), (PersonCommand) out.value());
-                    case IdentityProcessor.TO_ENRICHED, PersonsProcessor.TO_ENRICHED ->
+                    case IdentityProcessor.TO_ENRICHED, PersonsProcessor.TO_TIMELINES ->
                             enriched.add(((dev.eddy.events.EnrichedEvent) out.value()).personId());
                     case PersonsProcessor.TO_MERGES -> {
                         // Timelines are not simulated.

@@ -70,7 +70,7 @@ class TimelineTopologyTest extends TopologyTest {
         t.send("visitor", "after", personless);
         // One enriched for the visitor's personless uuid before the identify, delivered after it.
         t.sendEnriched(new EnrichedEvent(EnrichedEvent.VERSION, t.event("visitor", "late", personless), uuidOf("visitor"),
-                TopologyFixture.json("{}"), null, true, Map.of()));
+                true, Map.of()));
 
         assertThat(t.personOf("visitor").uuid()).isEqualTo(uuidOf("user"));
         assertThat(t.timeline(uuidOf("visitor"))).as("nothing stays under the personless uuid").isEmpty();
@@ -96,8 +96,7 @@ class TimelineTopologyTest extends TopologyTest {
         t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\"}");
         // An event enriched for the anonymous person before the merge, delivered after it (twice).
         final CapturedEvent late = t.event("anon", "late", "{}");
-        final EnrichedEvent stale = new EnrichedEvent(EnrichedEvent.VERSION, late, uuidOf("anon"), TopologyFixture.json("{}"),
-                late.timestamp(), false, Map.of());
+        final EnrichedEvent stale = new EnrichedEvent(EnrichedEvent.VERSION, late, uuidOf("anon"), false, Map.of());
         t.sendEnriched(stale);
         t.sendEnriched(stale);
         t.sendEnriched(t.enrichedOf(anonEvent));
