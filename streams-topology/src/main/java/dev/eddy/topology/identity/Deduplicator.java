@@ -20,6 +20,9 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * committed changelog offset for a segmented (window) store that was never written, and under exactly-once it then
  * takes the whole task for corrupted at the next start, wiping the identity stores and restoring them from the
  * changelogs on every restart of a deployment that never imports history.
+ *
+ * <p>Most deployments import no history, or only now and then: while the historical store is empty (as read when the
+ * task's processor starts, and until an import writes it), live events are checked against the live store alone.
  */
 final class Deduplicator {
     /** Tolerance for a retry stamped earlier than the first copy (gateways' clocks differ a little). */
@@ -32,6 +35,8 @@ final class Deduplicator {
     private final Duration historicalRetention;
     /** Whether this task has written both stores since it started. */
     private boolean primed;
+    /** Whether the historical store may hold an id. */
+    private boolean historicalUsed;
 
     Deduplicator(final WindowStore<String, Long> live, final WindowStore<String, Long> historical,
                  final Duration liveRetention, final Duration historicalRetention) {
@@ -39,6 +44,9 @@ final class Deduplicator {
         this.historical = historical;
         this.liveRetention = liveRetention;
         this.historicalRetention = historicalRetention;
+        try (var any = historical.all()) {
+            this.historicalUsed = any.hasNext();
+        }
     }
 
     /** Whether this is the first time the event is seen; remembers it when it is. */
@@ -48,9 +56,11 @@ final class Deduplicator {
         if (!primed) {
             prime(received);
         }
-        if (seen(live, id, received, liveRetention) || seen(historical, id, received, historicalRetention)) {
+        if (seen(live, id, received, liveRetention)
+                || historicalUsed && seen(historical, id, received, historicalRetention)) {
             return false;
         }
+        historicalUsed |= fromHistorical;
         (fromHistorical ? historical : live).put(id, received.toEpochMilli(), received.toEpochMilli());
         return true;
     }

@@ -3,6 +3,10 @@ package dev.eddy.topology.identity;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.persons.Hold;
 import dev.eddy.topology.internal.Keys;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -17,6 +21,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Every waiting event is its own store entry, numbered in arrival order, so holding costs one write per event
  * however many wait. Keys: {@code h} + {@code project:distinct_id} for the {@link Hold.Open} record, {@code e} + the same
  * + NUL + the event's fixed-width number for each {@link Hold.Waiting} one; the leading letter keeps the two apart.
+ *
+ * <p>Nearly every event's distinct id is not held, so whether one is is answered from memory: the open holds' keys,
+ * read from the store when the task's processor starts (after a restore too) and kept with every change.
  */
 final class HeldEvents {
     /** What applying a released event did. */
@@ -25,20 +32,28 @@ final class HeldEvents {
         boolean apply(CapturedEvent event, boolean linked, long timestamp);
     }
 
+    private static final String OPEN = "h";
+
     private final KeyValueStore<String, Hold> store;
+    /** The keys of the open holds in the store. */
+    private final Set<String> openKeys = new HashSet<>();
 
     HeldEvents(final KeyValueStore<String, Hold> store) {
         this.store = store;
+        try (KeyValueIterator<String, Hold> holds = store.prefixScan(OPEN, new StringSerializer())) {
+            holds.forEachRemaining(hold -> openKeys.add(hold.key));
+        }
     }
 
     /** Whether the distinct id's events wait for a merge. */
     boolean held(final long project, final String distinctId) {
-        return store.get(openKey(project, distinctId)) != null;
+        return !openKeys.isEmpty() && openKeys.contains(openKey(project, distinctId));
     }
 
     /** One more merge of the distinct id is in flight. */
     void hold(final long project, final String distinctId) {
         final String key = openKey(project, distinctId);
+        openKeys.add(key);
         final Hold.Open open = (Hold.Open) store.get(key);
         store.put(key, open == null ? new Hold.Open(1, 0, 0) : new Hold.Open(open.merges() + 1, open.first(), open.next()));
     }
@@ -80,10 +95,11 @@ final class HeldEvents {
             store.delete(entry);
         }
         store.delete(key);
+        openKeys.remove(key);
     }
 
     private static String openKey(final long project, final String distinctId) {
-        return "h" + Keys.scoped(project, distinctId);
+        return OPEN + Keys.scoped(project, distinctId);
     }
 
     private static String eventKey(final String openKey, final long number) {

@@ -12,6 +12,7 @@ import dev.eddy.persons.PropertyUpdates;
 import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.topology.internal.Keys;
+import dev.eddy.topology.trends.TimelineProcessor;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -118,7 +119,7 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
             persons.put(key, person);
         }
         final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person.uuid(), false, apply.groups());
-        context.forward(record.withKey(key).withValue(enriched), TO_TIMELINES);
+        context.forward(record.withKey(key).withValue(new TimelineProcessor.Append(enriched)), TO_TIMELINES);
     }
 
     private void mergeInto(final Record<String, ?> record, final String key, final PersonState current,

@@ -53,6 +53,14 @@ import org.slf4j.LoggerFactory;
  * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
  */
 public final class TimelineProcessor implements Processor<String, Object, String, byte[]> {
+    /**
+     * An event of a person the persons processor of this task holds, handed over in the task. Never of a person merged
+     * away (the persons processor forwards those events to the survivor), so it joins the person's timeline without
+     * looking for a redirect.
+     */
+    public record Append(EnrichedEvent event) {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(TimelineProcessor.class);
     public static final String TO_MOVES = "timelines-to-moves";
     /** Bounds the redirect chain followed for one event; chains are short (one per merge of the same person). */
@@ -236,7 +244,10 @@ public final class TimelineProcessor implements Processor<String, Object, String
             completeFlagPending = false;
         }
         final Object value = record.value();
-        if (value instanceof EnrichedEvent enriched) {
+        if (value instanceof Append append) {
+            final EnrichedEvent enriched = append.event();
+            store(enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
+        } else if (value instanceof EnrichedEvent enriched) {
             add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
         } else if (value instanceof PersonMerge merge) {
             move(record, merge);
@@ -254,6 +265,11 @@ public final class TimelineProcessor implements Processor<String, Object, String
             context.forward(record.withKey(projectId + ":" + target).withValue(event), TO_MOVES);
             return;
         }
+        store(projectId, person, event);
+    }
+
+    /** Stores the event in the timeline of {@code person}, which has not been merged away. */
+    private void store(final long projectId, final String person, final byte[] event) {
         final TimelineEvent decoded = TimelineEvent.decode(event);
         final UUID personUuid = UUID.fromString(person);
         final Bytes key = TimelineKeys.of(projectId, personUuid, decoded.timeMicros(), decoded.uuid());
