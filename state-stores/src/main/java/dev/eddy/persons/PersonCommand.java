@@ -1,13 +1,21 @@
 package dev.eddy.persons;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.events.CapturedEvent;
+import dev.eddy.serde.Json;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What the persons processor acts on, keyed {@code project:person_uuid}. A command for a person that was merged
@@ -31,20 +39,81 @@ public sealed interface PersonCommand {
     PersonCommand forwardedTo(String person);
 
     /**
-     * An event of the person: apply its property updates, then emit it enriched.
+     * An event of the person: apply its person updates, then hand it to the person's timeline. It carries what the
+     * persons and timelines read, in the form they read it: the event's properties as JSON bytes, stored as they are,
+     * and apart from them the person updates ({@code $set}, {@code $set_once}, {@code $unset}) parsed. On
+     * {@code persons.commands} it is binary ({@link PersonCommandSerde}); version 1, the captured event as JSON, is
+     * still read ({@link #fromVersion1}).
      *
-     * @param groups group type index ("0".."4") to group key, from the event's {@code $groups}
+     * @param token      the project's token (null in records that never had one)
+     * @param timestamp  the event's time
+     * @param groups     group type index ("0".."4") to group key, from the event's {@code $groups}
+     * @param properties the event's properties (with its {@code $group_N}), JSON
+     * @param updates    the event's {@code $set}, {@code $set_once} and {@code $unset}, or null when it has none
      */
-    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record Apply(CapturedEvent event, String personId, Map<String, String> groups) implements PersonCommand {
-        @Override
-        public long projectId() {
-            return event.projectId();
+    record Apply(long projectId, String token, String personId, String uuid, String distinctId, String event,
+                 Instant timestamp, Map<String, String> groups, byte[] properties, ObjectNode updates) implements PersonCommand {
+        /** The properties of an event that update its person, in the order PostHog applies them. */
+        private static final List<String> UPDATES = List.of("$set_once", "$set", "$unset");
+
+        public Apply {
+            Objects.requireNonNull(personId, "person_id");
+            Objects.requireNonNull(uuid, "uuid");
+            Objects.requireNonNull(distinctId, "distinct_id");
+            Objects.requireNonNull(event, "event");
+            Objects.requireNonNull(timestamp, "timestamp");
+            Objects.requireNonNull(properties, "properties");
+            groups = groups == null ? Map.of() : Map.copyOf(groups);
+        }
+
+        /** The captured event {@code event} of {@code personId}, its groups resolved. */
+        public static Apply of(final CapturedEvent event, final String personId, final Map<String, String> groups) {
+            ObjectNode updates = null;
+            for (final String update : UPDATES) {
+                final JsonNode value = event.properties().get(update);
+                if (value != null) {
+                    updates = updates == null ? Json.mapper().createObjectNode() : updates;
+                    updates.set(update, value);
+                }
+            }
+            final byte[] properties;
+            try {
+                properties = Json.mapper().writeValueAsBytes(event.properties());
+            } catch (final JsonProcessingException e) {
+                throw new IllegalStateException("event properties read from JSON write back as JSON", e);
+            }
+            return new Apply(event.projectId(), event.token(), personId, event.uuid(), event.distinctId(), event.event(),
+                    event.timestamp(), groups, properties, updates);
+        }
+
+        /** An apply command as version 1 wrote it: {@code {"type":"apply","event":{...},"person_id":...,"groups":{...}}}. */
+        @JsonCreator
+        static Apply fromVersion1(@JsonProperty("event") final CapturedEvent event, @JsonProperty("person_id") final String personId,
+                                  @JsonProperty("groups") final Map<String, String> groups) {
+            return of(Objects.requireNonNull(event, "event"), personId, groups);
         }
 
         @Override
         public PersonCommand forwardedTo(final String person) {
-            return new Apply(event, person, groups);
+            return new Apply(projectId, token, person, uuid, distinctId, event, timestamp, groups, properties, updates);
+        }
+
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof Apply other && projectId == other.projectId && Objects.equals(token, other.token)
+                    && personId.equals(other.personId) && uuid.equals(other.uuid) && distinctId.equals(other.distinctId)
+                    && event.equals(other.event) && timestamp.equals(other.timestamp) && groups.equals(other.groups)
+                    && Arrays.equals(properties, other.properties) && Objects.equals(updates, other.updates);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(projectId, personId, uuid, timestamp) * 31 + Arrays.hashCode(properties);
+        }
+
+        @Override
+        public String toString() {
+            return "Apply[" + event + " " + uuid + " of " + distinctId + " to " + projectId + ":" + personId + "]";
         }
     }
 

@@ -7,7 +7,7 @@ import dev.eddy.groups.GroupTypes;
 import dev.eddy.serde.JsonSerde;
 import org.apache.kafka.common.serialization.Serde;
 
-/** Serdes of the identity, person and group records on Kafka and in stores: JSON, one type each. */
+/** Serdes of the identity, person and group records on Kafka and in stores: JSON, one type each, but for events. */
 public final class PersonSerdes {
     private PersonSerdes() {
     }
@@ -20,8 +20,9 @@ public final class PersonSerdes {
         return new JsonSerde<>(ProjectCommand.class);
     }
 
+    /** Binary for an event's apply command, JSON for the rest ({@link PersonCommandSerde}). */
     public static Serde<PersonCommand> personCommand() {
-        return new JsonSerde<>(PersonCommand.class);
+        return new PersonCommandSerde();
     }
 
     public static Serde<PersonState> personState() {

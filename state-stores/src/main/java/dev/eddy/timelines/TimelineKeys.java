@@ -68,4 +68,13 @@ public final class TimelineKeys {
         final ByteBuffer b = ByteBuffer.wrap(key.get(), 8 + 16 + 8, 16);
         return new UUID(b.getLong(), b.getLong());
     }
+
+    /** The uuid an event is stored under: its own; an id that is not one (capture accepts any string) gets a stable name-based uuid. */
+    public static UUID eventUuid(final String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (final IllegalArgumentException e) {
+            return UUID.nameUUIDFromBytes(id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
 }

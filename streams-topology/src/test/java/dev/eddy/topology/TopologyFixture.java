@@ -117,13 +117,7 @@ public final class TopologyFixture implements AutoCloseable {
     }
 
     private void remember(final CapturedEvent event) {
-        UUID uuid;
-        try {
-            uuid = UUID.fromString(event.uuid());
-        } catch (final IllegalArgumentException e) {
-            uuid = UUID.nameUUIDFromBytes(event.uuid().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
-        sent.putIfAbsent(uuid, event);
+        sent.putIfAbsent(dev.eddy.timelines.TimelineKeys.eventUuid(event.uuid()), event);
     }
 
     /**

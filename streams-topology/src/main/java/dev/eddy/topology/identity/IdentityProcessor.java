@@ -147,7 +147,7 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
         groups.groupSet().ifPresent(set -> context.forward(record
                 .withKey(dev.eddy.groups.GroupState.key(project, set.groupTypeIndex(), set.groupKey())).withValue(set), TO_GROUPS));
         context.forward(record.withKey(Keys.scoped(project, person))
-                .withValue(new PersonCommand.Apply(event, person, groups.groups())), TO_PERSONS);
+                .withValue(PersonCommand.Apply.of(event, person, groups.groups())), TO_PERSONS);
         return false;
     }
 

@@ -1,8 +1,6 @@
 package dev.eddy.topology.persons;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.events.CapturedEvent;
-import dev.eddy.events.EnrichedEvent;
 import dev.eddy.persons.IdentityCommand;
 import dev.eddy.persons.PersonCommand;
 import dev.eddy.persons.PersonIds;
@@ -11,12 +9,16 @@ import dev.eddy.persons.PersonState;
 import dev.eddy.persons.PropertyUpdates;
 import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
+import dev.eddy.timelines.TimelineEvent;
+import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.internal.Keys;
 import dev.eddy.topology.trends.TimelineProcessor;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -96,30 +98,33 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
 
     private void apply(final Record<String, ?> record, final String key, final PersonState current,
                        final PersonCommand.Apply apply) {
-        final CapturedEvent event = apply.event();
         PersonState person = current;
         if (person == null) {
-            person = empty(apply.personId(), event.projectId(), event.token(), event.timestamp(), event.distinctId());
+            person = empty(apply.personId(), apply.projectId(), apply.token(), apply.timestamp(), apply.distinctId());
         } else {
-            person = person.withDistinctId(event.distinctId());
+            person = person.withDistinctId(apply.distinctId());
         }
         if (!person.properties().has(CREATOR_EVENT)) {
             // Its first event, or the first after a merge created the person for a new distinct id.
             final ObjectNode initial = person.properties().deepCopy();
-            initial.put(CREATOR_EVENT, event.uuid());
+            initial.put(CREATOR_EVENT, apply.uuid());
             person = person.withProperties(initial);
         }
-        if (PropertyUpdates.updatesPersons(event.event())) {
+        if (apply.updates() != null && PropertyUpdates.updatesPersons(apply.event())) {
             final ObjectNode properties = person.properties().deepCopy();
-            if (PropertyUpdates.apply(properties, event.properties())) {
+            if (PropertyUpdates.apply(properties, apply.updates())) {
                 person = person.withProperties(properties);
             }
         }
         if (person != current) {
             persons.put(key, person);
         }
-        final EnrichedEvent enriched = new EnrichedEvent(EnrichedEvent.VERSION, event, person.uuid(), false, apply.groups());
-        context.forward(record.withKey(key).withValue(new TimelineProcessor.Append(enriched)), TO_TIMELINES);
+        final Map<Integer, String> groups = new HashMap<>();
+        apply.groups().forEach((index, group) -> groups.put(Integer.parseInt(index), group));
+        final byte[] event = new TimelineEvent(TimelineEvent.micros(apply.timestamp()), TimelineKeys.eventUuid(apply.uuid()),
+                apply.event(), apply.distinctId(), groups, apply.properties()).encode();
+        context.forward(record.withKey(key).withValue(new TimelineProcessor.Append(apply.projectId(), person.uuid(), event)),
+                TO_TIMELINES);
     }
 
     private void mergeInto(final Record<String, ?> record, final String key, final PersonState current,

@@ -113,7 +113,7 @@ public final class ProjectCoordinator implements Processor<String, ProjectComman
         GroupAttachment.addGroupProperties(assign.event(), groups.groups());
         groups.groupSet().ifPresent(set -> context.forward(record
                 .withKey(GroupState.key(project, set.groupTypeIndex(), set.groupKey())).withValue(set), TO_GROUPS));
-        send(record, project, new PersonCommand.Apply(assign.event(), assign.personId(), groups.groups()));
+        send(record, project, PersonCommand.Apply.of(assign.event(), assign.personId(), groups.groups()));
     }
 
     private void send(final Record<String, ?> record, final long project, final PersonCommand command) {

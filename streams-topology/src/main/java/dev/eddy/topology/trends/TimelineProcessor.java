@@ -58,7 +58,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
      * away (the persons processor forwards those events to the survivor), so it joins the person's timeline without
      * looking for a redirect.
      */
-    public record Append(EnrichedEvent event) {
+    public record Append(long projectId, String person, byte[] event) {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(TimelineProcessor.class);
@@ -245,8 +245,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
         final Object value = record.value();
         if (value instanceof Append append) {
-            final EnrichedEvent enriched = append.event();
-            store(enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
+            store(append.projectId(), append.person(), append.event());
         } else if (value instanceof EnrichedEvent enriched) {
             add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
         } else if (value instanceof PersonMerge merge) {
@@ -468,16 +467,8 @@ public final class TimelineProcessor implements Processor<String, Object, String
         } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("event properties that were read from JSON write back as JSON", e);
         }
-        return new TimelineEvent(TimelineEvent.micros(event.timestamp()), uuidOf(event.uuid()), event.event(), event.distinctId(), byIndex, properties).encode();
-    }
-
-    /** The event's uuid; an id that is not one (capture accepts any string) gets a stable name-based uuid. */
-    private static UUID uuidOf(final String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (final IllegalArgumentException e) {
-            return UUID.nameUUIDFromBytes(id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
+        return new TimelineEvent(TimelineEvent.micros(event.timestamp()), TimelineKeys.eventUuid(event.uuid()), event.event(),
+                event.distinctId(), byIndex, properties).encode();
     }
 
     private static long projectOf(final String key) {

@@ -342,8 +342,8 @@ class MergeOrderSimulationTest {
                     case IdentityProcessor.TO_PERSONS, ProjectCoordinator.TO_PERSONS, PersonsProcessor.TO_PERSONS ->
                             partition(3, out.key()).add(out.key(), (PersonCommand) out.value());
                     case IdentityProcessor.TO_ENRICHED, PersonsProcessor.TO_TIMELINES ->
-                            enriched.add((out.value() instanceof dev.eddy.topology.trends.TimelineProcessor.Append append
-                                    ? append.event() : (dev.eddy.events.EnrichedEvent) out.value()).personId());
+                            enriched.add(out.value() instanceof dev.eddy.topology.trends.TimelineProcessor.Append append
+                                    ? append.person() : ((dev.eddy.events.EnrichedEvent) out.value()).personId());
                     case PersonsProcessor.TO_MERGES -> {
                         // Timelines are not simulated.
                     }
