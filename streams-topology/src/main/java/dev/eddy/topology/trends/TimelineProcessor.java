@@ -317,21 +317,28 @@ public final class TimelineProcessor implements Processor<String, Object, String
         rollups.put(counter, (current == null ? 0 : current) + n);
     }
 
-    /** Counts a stored event in its hour and marks its person active then, for its name and for all events. */
+    /**
+     * Counts a stored event in its hour and marks its person active then, for its name and for all events. An hour
+     * marked for a name is marked for all events too (they are set together, and removed and recomputed together), so
+     * when the name's marker had the hour already, so has the other.
+     */
     private void index(final long projectId, final UUID person, final TimelineEvent event) {
         count(projectId, event, 1);
-        mark(projectId, person, event.event(), event.time());
-        mark(projectId, person, UniqueMarkers.ALL_EVENTS, event.time());
+        if (mark(projectId, person, event.event(), event.time())) {
+            mark(projectId, person, UniqueMarkers.ALL_EVENTS, event.time());
+        }
     }
 
-    /** Sets the hour of {@code time} in the person's marker of {@code event} for that day. */
-    private void mark(final long projectId, final UUID person, final String event, final Instant time) {
+    /** Sets the hour of {@code time} in the person's marker of {@code event} for that day; whether it was not set. */
+    private boolean mark(final long projectId, final UUID person, final String event, final Instant time) {
         final Bytes key = UniqueMarkers.key(projectId, event, UniqueMarkers.dayOf(time), person);
         final int hours = UniqueMarkers.hours(markers.get(key));
         final int updated = hours | UniqueMarkers.hourBit(time);
-        if (updated != hours) {
-            markers.put(key, UniqueMarkers.value(updated));
+        if (updated == hours) {
+            return false;
         }
+        markers.put(key, UniqueMarkers.value(updated));
+        return true;
     }
 
     /**
