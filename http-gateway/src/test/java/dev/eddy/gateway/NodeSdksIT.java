@@ -84,15 +84,27 @@ class NodeSdksIT {
         assertThat(seen.get("flag")).as("the flag as the SDK got it").isEqualTo(decide(user).get("half"));
         assertThat(seen.get("flags").get("abc")).isEqualTo(decide(user).get("abc"));
 
+        // The SDK sends each event as soon as it is captured, so they may arrive in any order, and they take paths of
+        // different lengths (a count is one hop past identity, a group two): "lite after" can be counted before the
+        // $identify that sets plan or the $groupidentify is applied. Wait for all three.
+        final String groupPath = "/api/projects/1/groups/find?group_type_index=0&group_key=lite-" + run;
         eddy.waitUntil(() -> eddy.eventCounts().getOrDefault("lite after " + run, 0L) == 1
-                && eddy.eventCounts().getOrDefault("lite before " + run, 0L) == 1, WAIT, () -> "counts " + eddy.eventCounts());
-        final JsonNode person = TestEddy.json(eddy.getAuthorized("/api/projects/1/persons/?distinct_id=" + user)).get("results").get(0);
+                && eddy.eventCounts().getOrDefault("lite before " + run, 0L) == 1
+                && personOf(user).path("properties").has("plan")
+                && TestEddy.json(eddy.getAuthorized(groupPath)).has("group_properties"), WAIT,
+                () -> "counts " + eddy.eventCounts() + ", person " + personOf(user));
+        final JsonNode person = personOf(user);
         final List<String> ids = new java.util.ArrayList<>();
         person.get("distinct_ids").forEach(id -> ids.add(id.asText()));
         assertThat(ids).containsExactlyInAnyOrder(user, seen.get("anonymousId").asText());
         assertThat(person.get("properties").get("plan").asText()).isEqualTo("pro");
-        final JsonNode group = TestEddy.json(eddy.getAuthorized("/api/projects/1/groups/find?group_type_index=0&group_key=lite-" + run));
+        final JsonNode group = TestEddy.json(eddy.getAuthorized(groupPath));
         assertThat(group.get("group_properties").get("name").asText()).isEqualTo("Lite Ltd");
+    }
+
+    /** The person of {@code distinctId} as the persons API lists it; a missing node while it has none. */
+    private static JsonNode personOf(final String distinctId) {
+        return TestEddy.json(eddy.getAuthorized("/api/projects/1/persons/?distinct_id=" + distinctId)).path("results").path(0);
     }
 
     private static JsonNode decide(final String user) {

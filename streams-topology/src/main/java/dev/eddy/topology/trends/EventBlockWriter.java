@@ -111,14 +111,16 @@ final class EventBlockWriter {
         final long projectId = TimelineKeys.project(timelineKey);
         final long sequence = nextRows.computeIfAbsent(projectId, this::storedNextRow);
         nextRows.put(projectId, sequence + 1);
-        blocks.put(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence));
         changed();
+        // One write batch, applied at once: a reader that finds this row the newest finds it in the tail.
+        final List<KeyValue<Bytes, byte[]>> writes = new ArrayList<>(4);
+        writes.add(KeyValue.pair(BlockKeys.rowOfEvent(timelineKey), BlockKeys.number(sequence)));
         if (sequence == 0) {
-            blocks.put(BlockKeys.tailEnd(projectId), new byte[0]);
+            writes.add(KeyValue.pair(BlockKeys.tailEnd(projectId), new byte[0]));
         }
-        // The row first, then the newest row: a reader that finds this row the newest finds it in the tail.
-        blocks.put(BlockKeys.tail(projectId, sequence), TailRow.encode(timelineKey));
-        blocks.put(BlockKeys.newest(projectId), BlockKeys.number(sequence));
+        writes.add(KeyValue.pair(BlockKeys.tail(projectId, sequence), TailRow.encode(timelineKey)));
+        writes.add(KeyValue.pair(BlockKeys.newest(projectId), BlockKeys.number(sequence)));
+        blocks.putAll(writes);
         final long block = BlockKeys.blockOf(sequence);
         final int row = BlockKeys.rowOf(sequence);
         if (row == BlockKeys.ROWS - 1) {
