@@ -43,14 +43,16 @@ class PoisonRecordsIT extends EddyIT {
     @Test
     void everyConsumedTopicsPoisonGoesToTheDeadLetterTopicAndProcessingContinues() throws Exception {
         final String run = UUID.randomUUID().toString().substring(0, 8);
-        // Unreadable bytes, and well-formed JSON of the wrong shape, per topic.
+        // Unreadable bytes, well-formed JSON of the wrong shape, and a record cut short after a binary record's
+        // version byte (the binary apply of persons.commands), per topic.
         final Map<String, List<byte[]>> poison = new LinkedHashMap<>();
         for (final String name : topicNames()) {
             if (NOT_CONSUMED.contains(name)) {
                 continue;
             }
             poison.put(name, List.of(("\u0000\u00ff not a record " + name + " " + run).getBytes(StandardCharsets.UTF_8),
-                    ("{\"poison\":\"" + name + " " + run + "\",\"properties\":[1,2]}").getBytes(StandardCharsets.UTF_8)));
+                    ("{\"poison\":\"" + name + " " + run + "\",\"properties\":[1,2]}").getBytes(StandardCharsets.UTF_8),
+                    ("\u0002 cut short " + name + " " + run).getBytes(StandardCharsets.UTF_8)));
         }
         final Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
