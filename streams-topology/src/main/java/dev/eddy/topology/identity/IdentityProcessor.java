@@ -135,7 +135,9 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
         }
 
         final Set<String> named = GroupAttachment.typesNamed(event);
-        final GroupTypes known = Optional.ofNullable(groupTypes.get(Keys.project(project))).orElse(GroupTypes.none(project));
+        // Most events name no group: they need no read of the project's group types.
+        final GroupTypes known = named.isEmpty() ? GroupTypes.none(project)
+                : Optional.ofNullable(groupTypes.get(Keys.project(project))).orElse(GroupTypes.none(project));
         if (!known.types().keySet().containsAll(named)) {
             // A type this instance has no index for yet: the coordinator assigns it and sends the event on.
             context.forward(record.withKey(Keys.project(project)).withValue(new ProjectCommand.AssignGroupTypes(event, person)),
