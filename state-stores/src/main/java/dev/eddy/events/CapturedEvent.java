@@ -1,9 +1,11 @@
 package dev.eddy.events;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -55,6 +57,15 @@ public record CapturedEvent(
         }
         if (projectId <= 0) {
             throw new IllegalArgumentException("project_id must be positive");
+        }
+    }
+
+    /** The properties as JSON, as the stores keep them. */
+    public byte[] propertiesJson() {
+        try {
+            return Json.mapper().writeValueAsBytes(properties);
+        } catch (final JsonProcessingException e) {
+            throw new IllegalStateException("event properties read from JSON write back as JSON", e);
         }
     }
 

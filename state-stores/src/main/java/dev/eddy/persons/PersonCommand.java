@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
@@ -76,14 +75,8 @@ public sealed interface PersonCommand {
                     updates.set(update, value);
                 }
             }
-            final byte[] properties;
-            try {
-                properties = Json.mapper().writeValueAsBytes(event.properties());
-            } catch (final JsonProcessingException e) {
-                throw new IllegalStateException("event properties read from JSON write back as JSON", e);
-            }
             return new Apply(event.projectId(), event.token(), personId, event.uuid(), event.distinctId(), event.event(),
-                    event.timestamp(), groups, properties, updates);
+                    event.timestamp(), groups, event.propertiesJson(), updates);
         }
 
         /** An apply command as version 1 wrote it: {@code {"type":"apply","event":{...},"person_id":...,"groups":{...}}}. */

@@ -35,6 +35,17 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
         properties = properties.clone();
     }
 
+    /**
+     * An event as its timeline keeps it, from an event's fields as the topology carries them: its uuid as sent
+     * ({@link TimelineKeys#eventUuid}) and its groups keyed by the index's text ("0".."4").
+     */
+    public static TimelineEvent of(final java.time.Instant timestamp, final String uuid, final String event, final String distinctId,
+                                   final Map<String, String> groups, final byte[] properties) {
+        final Map<Integer, String> byIndex = new TreeMap<>();
+        groups.forEach((index, key) -> byIndex.put(Integer.parseInt(index), key));
+        return new TimelineEvent(micros(timestamp), TimelineKeys.eventUuid(uuid), event, distinctId, byIndex, properties);
+    }
+
     public byte[] encode() {
         final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + properties.length);
         final ByteBuffer fixed = ByteBuffer.allocate(1 + 8 + 16);

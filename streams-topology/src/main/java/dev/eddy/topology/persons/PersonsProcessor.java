@@ -10,15 +10,12 @@ import dev.eddy.persons.PropertyUpdates;
 import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
-import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.internal.Keys;
 import dev.eddy.topology.trends.TimelineProcessor;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -119,10 +116,8 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
         if (person != current) {
             persons.put(key, person);
         }
-        final Map<Integer, String> groups = new HashMap<>();
-        apply.groups().forEach((index, group) -> groups.put(Integer.parseInt(index), group));
-        final byte[] event = new TimelineEvent(TimelineEvent.micros(apply.timestamp()), TimelineKeys.eventUuid(apply.uuid()),
-                apply.event(), apply.distinctId(), groups, apply.properties()).encode();
+        final TimelineEvent event = TimelineEvent.of(apply.timestamp(), apply.uuid(), apply.event(), apply.distinctId(),
+                apply.groups(), apply.properties());
         context.forward(record.withKey(key).withValue(new TimelineProcessor.Append(apply.projectId(), person.uuid(), event)),
                 TO_TIMELINES);
     }

@@ -3,7 +3,6 @@ package dev.eddy.topology.trends;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.events.EnrichedEvent;
 import dev.eddy.persons.PersonMerge;
-import dev.eddy.serde.Json;
 import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
@@ -12,7 +11,6 @@ import dev.eddy.trends.UniqueMarkers;
 import java.time.Instant;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -58,7 +56,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
      * away (the persons processor forwards those events to the survivor), so it joins the person's timeline without
      * looking for a redirect.
      */
-    public record Append(long projectId, String person, byte[] event) {
+    public record Append(long projectId, String person, TimelineEvent event) {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(TimelineProcessor.class);
@@ -245,7 +243,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
         final Object value = record.value();
         if (value instanceof Append append) {
-            store(append.projectId(), append.person(), append.event());
+            store(append.projectId(), append.person(), append.event(), append.event().encode());
         } else if (value instanceof EnrichedEvent enriched) {
             add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
         } else if (value instanceof PersonMerge merge) {
@@ -264,12 +262,11 @@ public final class TimelineProcessor implements Processor<String, Object, String
             context.forward(record.withKey(projectId + ":" + target).withValue(event), TO_MOVES);
             return;
         }
-        store(projectId, person, event);
+        store(projectId, person, TimelineEvent.decode(event), event);
     }
 
-    /** Stores the event in the timeline of {@code person}, which has not been merged away. */
-    private void store(final long projectId, final String person, final byte[] event) {
-        final TimelineEvent decoded = TimelineEvent.decode(event);
+    /** Stores the event ({@code decoded}, encoded as {@code event}) in the timeline of {@code person}, which has not been merged away. */
+    private void store(final long projectId, final String person, final TimelineEvent decoded, final byte[] event) {
         final UUID personUuid = UUID.fromString(person);
         final Bytes key = TimelineKeys.of(projectId, personUuid, decoded.timeMicros(), decoded.uuid());
         // A re-delivered event overwrites itself: no count, no change.
@@ -466,16 +463,8 @@ public final class TimelineProcessor implements Processor<String, Object, String
     }
 
     private static byte[] encode(final CapturedEvent event, final Map<String, String> groups) {
-        final Map<Integer, String> byIndex = new HashMap<>();
-        groups.forEach((index, key) -> byIndex.put(Integer.parseInt(index), key));
-        final byte[] properties;
-        try {
-            properties = Json.mapper().writeValueAsBytes(event.properties());
-        } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("event properties that were read from JSON write back as JSON", e);
-        }
-        return new TimelineEvent(TimelineEvent.micros(event.timestamp()), TimelineKeys.eventUuid(event.uuid()), event.event(),
-                event.distinctId(), byIndex, properties).encode();
+        return TimelineEvent.of(event.timestamp(), event.uuid(), event.event(), event.distinctId(), groups,
+                event.propertiesJson()).encode();
     }
 
     private static long projectOf(final String key) {
