@@ -24,18 +24,9 @@ class BoundedRocksDbMemoryTest {
     void storesOfOneProcessShareOneBudgetForCacheAndMemtables(@TempDir final Path dir) throws Exception {
         RocksDB.loadLibrary();
         final long budget = 32 * MIB;
-        final Map<String, Object> configs = Map.of(BoundedRocksDbMemory.MEMORY_BYTES, budget);
-        final BoundedRocksDbMemory setter = new BoundedRocksDbMemory();
-        final List<Options> options = new ArrayList<>();
-        final List<RocksDB> dbs = new ArrayList<>();
-        try (WriteOptions write = new WriteOptions().setDisableWAL(true)) {
-            // Four stores, each written 24 MiB: alone, their memtables would reach 4 x 2 x 8 MiB = 64 MiB.
-            for (int store = 0; store < 4; store++) {
-                final Options o = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig());
-                setter.setConfig("store-" + store, o, configs);
-                options.add(o);
-                dbs.add(RocksDB.open(o, dir.resolve("store-" + store).toString()));
-            }
+        // Four stores, each written 24 MiB: alone, their memtables would reach 4 x 2 x 8 MiB = 64 MiB.
+        try (OpenStores stores = new OpenStores(dir, "store-", 4, budget); WriteOptions write = new WriteOptions().setDisableWAL(true)) {
+            final List<RocksDB> dbs = stores.dbs;
             final Random random = new Random(7);
             final byte[] value = new byte[1024];
             long maxMemtables = 0;
@@ -66,12 +57,6 @@ class BoundedRocksDbMemoryTest {
             }
             final long usage = BoundedRocksDbMemory.sharedCache(budget).getUsage();
             assertThat(usage).isGreaterThan(budget / 4).isLessThanOrEqualTo((long) (budget * 1.1));
-        } finally {
-            dbs.forEach(RocksDB::close);
-            for (int i = 0; i < options.size(); i++) {
-                setter.close("store-" + i, options.get(i));
-                options.get(i).close();
-            }
         }
     }
 
@@ -82,17 +67,8 @@ class BoundedRocksDbMemoryTest {
         // written 10 KiB each hold 600 KiB; with RocksDB's default arena blocks (1 MiB per memtable here) they would
         // claim 60 MiB and the write buffer manager would flush every one of them, over and over.
         final long budget = 16 * MIB + 1;
-        final Map<String, Object> configs = Map.of(BoundedRocksDbMemory.MEMORY_BYTES, budget);
-        final BoundedRocksDbMemory setter = new BoundedRocksDbMemory();
-        final List<Options> options = new ArrayList<>();
-        final List<RocksDB> dbs = new ArrayList<>();
-        try (WriteOptions write = new WriteOptions().setDisableWAL(true)) {
-            for (int store = 0; store < 60; store++) {
-                final Options o = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig());
-                setter.setConfig("small-" + store, o, configs);
-                options.add(o);
-                dbs.add(RocksDB.open(o, dir.resolve("small-" + store).toString()));
-            }
+        try (OpenStores stores = new OpenStores(dir, "small-", 60, budget); WriteOptions write = new WriteOptions().setDisableWAL(true)) {
+            final List<RocksDB> dbs = stores.dbs;
             final byte[] value = new byte[100];
             for (int i = 0; i < 100; i++) {
                 for (final RocksDB db : dbs) {
@@ -105,10 +81,37 @@ class BoundedRocksDbMemoryTest {
                 files += Long.parseLong(db.getProperty("rocksdb.num-files-at-level0"));
             }
             assertThat(files).as("SST files flushed by sixty stores holding 10 KiB each").isZero();
-        } finally {
+        }
+    }
+
+    /** Stores opened with the setter's options for one budget, as Kafka Streams opens them, and closed as it closes them. */
+    private static final class OpenStores implements AutoCloseable {
+        final List<RocksDB> dbs = new ArrayList<>();
+        private final List<Options> options = new ArrayList<>();
+        private final BoundedRocksDbMemory setter = new BoundedRocksDbMemory();
+        private final String prefix;
+
+        OpenStores(final Path dir, final String prefix, final int count, final long budget) throws Exception {
+            this.prefix = prefix;
+            final Map<String, Object> configs = Map.of(BoundedRocksDbMemory.MEMORY_BYTES, budget);
+            try {
+                for (int store = 0; store < count; store++) {
+                    final Options o = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig());
+                    setter.setConfig(prefix + store, o, configs);
+                    options.add(o);
+                    dbs.add(RocksDB.open(o, dir.resolve(prefix + store).toString()));
+                }
+            } catch (final Exception e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
             dbs.forEach(RocksDB::close);
             for (int i = 0; i < options.size(); i++) {
-                setter.close("small-" + i, options.get(i));
+                setter.close(prefix + i, options.get(i));
                 options.get(i).close();
             }
         }
