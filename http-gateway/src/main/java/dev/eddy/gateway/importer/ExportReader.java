@@ -47,14 +47,21 @@ import org.apache.commons.csv.CSVRecord;
  * distinct id, an unreadable timestamp or line) is returned as rejected with its reason, and reading goes on.
  */
 final class ExportReader implements Iterator<ExportReader.Entry>, Closeable {
-    /** One record of the file: an event ready for {@code /batch/}, or why it cannot be one. */
-    record Entry(long number, long line, Optional<ObjectNode> event, String rejection, String raw) {
+    /**
+     * One record of the file: an event ready for {@code /batch/} (with its JSON, written once, as the batch sends it),
+     * or why it cannot be one.
+     */
+    record Entry(long number, long line, Optional<ObjectNode> event, byte[] json, String rejection, String raw) {
         static Entry ok(final long number, final long line, final ObjectNode event) {
-            return new Entry(number, line, Optional.of(event), null, null);
+            try {
+                return new Entry(number, line, Optional.of(event), Json.mapper().writeValueAsBytes(event), null, null);
+            } catch (final JsonProcessingException e) {
+                throw new IllegalStateException("an event read from the file writes as JSON", e);
+            }
         }
 
         static Entry rejected(final long number, final long line, final String reason, final String raw) {
-            return new Entry(number, line, Optional.empty(), reason, raw);
+            return new Entry(number, line, Optional.empty(), null, reason, raw);
         }
     }
 

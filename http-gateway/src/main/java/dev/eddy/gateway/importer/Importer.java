@@ -1,10 +1,10 @@
 package dev.eddy.gateway.importer;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.serde.Json;
 import java.io.BufferedWriter;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -202,7 +202,7 @@ final class Importer {
             batch.add(entry);
             if (entry.event().isPresent()) {
                 events++;
-                bytes += entry.event().get().toString().length();
+                bytes += entry.json().length;
             }
             if (events >= options.batchSize() || bytes >= MAX_BATCH_BYTES) {
                 batches.put(batch);
@@ -253,14 +253,20 @@ final class Importer {
 
     /** Posts the events; answers 200, 400 or 413, retrying everything else until {@link Options#giveUp}. */
     private HttpResponse<String> post(final List<ExportReader.Entry> events) throws InterruptedException {
-        final ObjectNode body = Json.mapper().createObjectNode();
-        body.put("api_key", options.token());
-        body.put("historical_migration", true);
-        final ArrayNode batch = body.putArray("batch");
-        events.forEach(e -> batch.add(e.event().get()));
+        // The envelope, then each event's JSON as the reader wrote it.
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.writeBytes(("{\"api_key\":" + Json.mapper().getNodeFactory().textNode(options.token())
+                + ",\"historical_migration\":true,\"batch\":[").getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < events.size(); i++) {
+            if (i > 0) {
+                body.write(',');
+            }
+            body.writeBytes(events.get(i).json());
+        }
+        body.writeBytes("]}".getBytes(StandardCharsets.UTF_8));
         final HttpRequest request = HttpRequest.newBuilder(options.host().resolve("/batch/"))
                 .timeout(Duration.ofMinutes(2)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes(body))).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build();
         final long firstFailure = System.nanoTime();
         long backoffMillis = 250;
         while (true) {
@@ -288,14 +294,6 @@ final class Importer {
             progress.retrying(failure);
             Thread.sleep(waitMillis);
             backoffMillis = Math.min(backoffMillis * 2, 30_000);
-        }
-    }
-
-    private static byte[] bytes(final JsonNode body) {
-        try {
-            return Json.mapper().writeValueAsBytes(body);
-        } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
         }
     }
 
