@@ -14,9 +14,12 @@ import java.util.UUID;
  * funnels read (name, time, uuid, distinct id, group keys) plus the event's properties as the JSON bytes they
  * arrived in, parsed only by queries that filter or break down on them.
  *
- * <p>Encoding (version 1): {@code [version][time micros: 8][uuid: 16][name][distinct id][group count]
- * ([group index][group key])*[properties length: 4][properties JSON]}, strings as a 2-byte length and UTF-8. The
- * value is self-contained, so a merge can move it to another person's timeline as it is.
+ * <p>Encoding (version 2): {@code [version][time micros: 8][uuid: 16][name][distinct id][group count]
+ * ([group index][group key])*[properties length: 4][properties JSON][stored day: 4]}, strings as a 2-byte length and
+ * UTF-8. The stored day (days since the epoch, UTC) is when Eddy first stored the event, what its retention counts
+ * from; it is the store's, not the event's, so it is not one of the record's fields. Version 1 is the same without
+ * the stored day and still reads. The value is self-contained, so a merge can move it to another person's timeline as
+ * it is, stored day included.
  *
  * @param timeMicros event time, microseconds since the epoch
  * @param groups     group type index to group key ({@code $groups} of the event)
@@ -24,7 +27,10 @@ import java.util.UUID;
  */
 public record TimelineEvent(long timeMicros, UUID uuid, String event, String distinctId, Map<Integer, String> groups,
                             byte[] properties) {
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+    private static final byte VERSION_1 = 1;
+    /** The stored day of an event not stored yet, or stored by version 1, which did not record it. */
+    public static final int NO_STORED_DAY = Integer.MIN_VALUE;
     private static final int MAX_STRING_BYTES = 0xFFFF;
 
     public TimelineEvent {
@@ -46,7 +52,8 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
         return new TimelineEvent(micros(timestamp), TimelineKeys.eventUuid(uuid), event, distinctId, byIndex, properties);
     }
 
-    public byte[] encode() {
+    /** The event as a timeline stores it, on {@code storedDay} (days since the epoch, {@link #NO_STORED_DAY} if not stored). */
+    public byte[] encode(final int storedDay) {
         final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + properties.length);
         final ByteBuffer fixed = ByteBuffer.allocate(1 + 8 + 16);
         fixed.put(VERSION).putLong(timeMicros).putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
@@ -60,14 +67,39 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
         }
         out.writeBytes(ByteBuffer.allocate(4).putInt(properties.length).array());
         out.writeBytes(properties);
+        out.writeBytes(ByteBuffer.allocate(4).putInt(storedDay).array());
         return out.toByteArray();
     }
 
-    /** @throws IllegalArgumentException on bytes that are not a version-1 timeline event */
+    /** The event not stored yet ({@link #NO_STORED_DAY}). */
+    public byte[] encode() {
+        return encode(NO_STORED_DAY);
+    }
+
+    /** The day an encoded event was stored (days since the epoch, UTC); {@link #NO_STORED_DAY} if not recorded. */
+    public static int storedDay(final byte[] bytes) {
+        if (bytes.length < 1 + 4 || bytes[0] != VERSION) {
+            return NO_STORED_DAY;
+        }
+        return ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+    }
+
+    /** An encoded event with its stored day set to {@code storedDay}; version-1 bytes are written as version 2. */
+    public static byte[] withStoredDay(final byte[] bytes, final int storedDay) {
+        if (bytes.length < 1 + 4 || bytes[0] != VERSION) {
+            return decode(bytes).encode(storedDay);
+        }
+        final byte[] copy = bytes.clone();
+        ByteBuffer.wrap(copy, copy.length - 4, 4).putInt(storedDay);
+        return copy;
+    }
+
+    /** @throws IllegalArgumentException on bytes that are not a timeline event of version 1 or 2 */
     public static TimelineEvent decode(final byte[] bytes) {
         try {
             final ByteBuffer in = ByteBuffer.wrap(bytes);
-            if (in.get() != VERSION) {
+            final byte version = in.get();
+            if (version != VERSION && version != VERSION_1) {
                 throw new IllegalArgumentException("unknown timeline event version");
             }
             final long time = in.getLong();
@@ -81,6 +113,9 @@ public record TimelineEvent(long timeMicros, UUID uuid, String event, String dis
             }
             final byte[] properties = new byte[in.getInt()];
             in.get(properties);
+            if (version == VERSION) {
+                in.getInt();
+            }
             return new TimelineEvent(time, uuid, event, distinctId, groups, properties);
         } catch (final java.nio.BufferUnderflowException | NegativeArraySizeException e) {
             throw new IllegalArgumentException("truncated timeline event", e);

@@ -150,8 +150,9 @@ public final class EddyTopology {
                 Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HOURLY_COUNTS),
                 HourlyEventKey.serde(), Serdes.Long()).withCachingEnabled(), TIMELINES);
+        // One entry per person and day stored, read by each of the person's events that day: cached.
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TIMELINE_EXPIRY),
-                Serdes.Bytes(), Serdes.ByteArray()), TIMELINES);
+                Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.UNIQUE_MARKERS),
                 Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);

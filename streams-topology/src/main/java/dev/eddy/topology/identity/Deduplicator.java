@@ -77,7 +77,9 @@ final class Deduplicator {
 
     private static boolean seen(final WindowStore<String, Long> store, final String id, final Instant received,
                                 final Duration retention) {
-        try (WindowStoreIterator<Long> it = store.fetch(id, received.minus(retention), received.plus(CLOCK_SKEW))) {
+        // The fetch by epoch milliseconds: the one by instants formats an error message prefix on every call.
+        final long at = received.toEpochMilli();
+        try (WindowStoreIterator<Long> it = store.fetch(id, at - retention.toMillis(), at + CLOCK_SKEW.toMillis())) {
             return it.hasNext();
         }
     }

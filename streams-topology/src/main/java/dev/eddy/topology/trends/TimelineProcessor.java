@@ -47,8 +47,13 @@ import org.slf4j.LoggerFactory;
  * trends answered from them equal trends scanned from the timelines. Each of those entries and departures also adds
  * one to the project's change counter there ({@link HourlyEventKey#changes}), which live dashboards poll.
  *
- * <p>Retention: each stored event is indexed in {@link StoreNames#TIMELINE_EXPIRY} by the day it was stored; a
- * wall-clock punctuation removes the events stored longer ago than the retention, a bounded batch at a time.
+ * <p>Retention counts from the day an event was first stored here, which its stored form carries
+ * ({@link TimelineEvent#storedDay}), moves included. {@link StoreNames#TIMELINE_EXPIRY} indexes, for each day, the
+ * persons who had events stored that day, with the span of days those events happened in: one entry per person and
+ * day, not per event, so a person's later events that day only read it (a cached read). A wall-clock punctuation
+ * removes, a bounded batch at a time, the events stored longer ago than the retention, found through the index
+ * entries of those days. (Entries of the first layout, one per event stored before the stored day was kept, are
+ * still read and expire as they did.)
  */
 public final class TimelineProcessor implements Processor<String, Object, String, byte[]> {
     /**
@@ -67,7 +72,11 @@ public final class TimelineProcessor implements Processor<String, Object, String
     public static final Duration EXPIRY_INTERVAL = Duration.ofMinutes(10);
     /** The most events one punctuation removes, so processing never pauses long; the rest go next time. */
     static final int MAX_EXPIRED_PER_RUN = 50_000;
-    private static final byte[] NOTHING = new byte[0];
+    private static final long MICROS_PER_DAY = 86_400_000_000L;
+    /** An expiry entry of the first layout: {@code [stored day: 8][timeline key]}, one per event. */
+    private static final int EVENT_ENTRY_LENGTH = Long.BYTES + TimelineKeys.LENGTH;
+    /** An expiry entry: {@code [stored day: 8][project: 8][person: 16]}, one per person and day. */
+    private static final int PERSON_ENTRY_LENGTH = Long.BYTES + Long.BYTES + 16;
 
     /** How often, and how many events at a time, rollups missing for stored events are rebuilt from the timelines. */
     static final Duration REBUILD_INTERVAL = Duration.ofMillis(200);
@@ -243,9 +252,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
         final Object value = record.value();
         if (value instanceof Append append) {
-            store(append.projectId(), append.person(), append.event(), append.event().encode());
+            store(append.projectId(), append.person(), append.event(), append.event().encode(today()));
         } else if (value instanceof EnrichedEvent enriched) {
-            add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups()));
+            add(record, enriched.event().projectId(), enriched.personId(), encode(enriched.event(), enriched.groups(), today()));
         } else if (value instanceof PersonMerge merge) {
             move(record, merge);
         } else if (value instanceof byte[] moved) {
@@ -265,17 +274,27 @@ public final class TimelineProcessor implements Processor<String, Object, String
         store(projectId, person, TimelineEvent.decode(event), event);
     }
 
-    /** Stores the event ({@code decoded}, encoded as {@code event}) in the timeline of {@code person}, which has not been merged away. */
-    private void store(final long projectId, final String person, final TimelineEvent decoded, final byte[] event) {
+    /**
+     * Stores the event ({@code decoded}, encoded as {@code encoded}) in the timeline of {@code person}, which has not
+     * been merged away. A moved event keeps the day it was first stored (one moved in the first encoding, which has
+     * none, counts from today).
+     */
+    private void store(final long projectId, final String person, final TimelineEvent decoded, final byte[] encoded) {
         final UUID personUuid = UUID.fromString(person);
         final Bytes key = TimelineKeys.of(projectId, personUuid, decoded.timeMicros(), decoded.uuid());
-        // A re-delivered event overwrites itself: no count, no change.
-        final boolean added = timelines.get(key) == null;
+        final byte[] existing = timelines.get(key);
+        // A re-delivered event overwrites itself: no count, no change, and its retention still counts from the first.
+        final boolean added = existing == null;
+        int storedDay = TimelineEvent.storedDay(added ? encoded : existing);
+        if (storedDay == TimelineEvent.NO_STORED_DAY) {
+            storedDay = today();
+        }
+        final byte[] event = TimelineEvent.storedDay(encoded) == storedDay ? encoded : TimelineEvent.withStoredDay(encoded, storedDay);
         if (added && counted(key)) {
             index(projectId, personUuid, decoded);
         }
         timelines.put(key, event);
-        expiry.put(expiryKey(today(), key), NOTHING);
+        retain(projectId, personUuid, storedDay, decoded.timeMicros());
         if (added) {
             blocks.appendNew(key);
             changed(projectId, 1);
@@ -339,37 +358,115 @@ public final class TimelineProcessor implements Processor<String, Object, String
     }
 
     /**
-     * Removes an expired event with its count, and recomputes the person's markers of that day from the events it
-     * still has then.
+     * Indexes the person as having an event stored on {@code storedDay} that happened at {@code timeMicros}: the
+     * person's entry of that day covers the event's day. Written only when it is new or its span widens (the first
+     * event of the person that day, mostly), read from the cache otherwise.
      */
-    private void expire(final Bytes key) {
-        final byte[] stored = timelines.delete(key);
-        if (stored == null) {
-            return;
+    private void retain(final long projectId, final UUID person, final int storedDay, final long timeMicros) {
+        final Bytes entry = personEntry(storedDay, projectId, person);
+        final int day = (int) Math.floorDiv(timeMicros, MICROS_PER_DAY);
+        final byte[] span = expiry.get(entry);
+        if (span == null) {
+            expiry.put(entry, span(day, day));
+        } else if (day < firstDay(span) || day > lastDay(span)) {
+            expiry.put(entry, span(Math.min(day, firstDay(span)), Math.max(day, lastDay(span))));
         }
-        blocks.remove(key);
-        final TimelineEvent event = TimelineEvent.decode(stored);
-        final long projectId = TimelineKeys.project(key);
-        final UUID person = TimelineKeys.person(key);
-        if (counted(key)) {
-            count(projectId, event, -1);
-        }
-        changed(projectId, 1);
-        final long day = UniqueMarkers.dayOf(event.time());
-        int named = 0;
-        int all = 0;
-        final long dayStart = TimelineEvent.micros(Instant.ofEpochSecond(day * 86_400));
-        try (KeyValueIterator<Bytes, byte[]> it = timelines.range(TimelineKeys.of(projectId, person, dayStart, new UUID(0, 0)),
-                TimelineKeys.of(projectId, person, dayStart + 86_400_000_000L - 1, new UUID(-1, -1)))) {
-            while (it.hasNext()) {
-                final TimelineEvent same = TimelineEvent.decode(it.next().value);
-                all |= UniqueMarkers.hourBit(same.time());
-                if (same.event().equals(event.event())) {
-                    named |= UniqueMarkers.hourBit(same.time());
+    }
+
+    /**
+     * Removes the events stored before the retention began, at most about {@link #MAX_EXPIRED_PER_RUN} of them (a
+     * person's day is removed whole); the rest go next time.
+     */
+    void expire(final long nowMillis) {
+        final long firstKept = Math.floorDiv(nowMillis - retention.toMillis(), Duration.ofDays(1).toMillis());
+        final List<KeyValue<Bytes, byte[]>> due = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = expiry.range(dayStart(Long.MIN_VALUE), dayStart(firstKept))) {
+            while (it.hasNext() && due.size() < MAX_EXPIRED_PER_RUN) {
+                final KeyValue<Bytes, byte[]> entry = it.next();
+                if (storedDayOf(entry.key) < firstKept) {
+                    due.add(entry);
                 }
             }
         }
-        putMarker(UniqueMarkers.key(projectId, event.event(), day, person), named);
+        int removed = 0;
+        for (final KeyValue<Bytes, byte[]> entry : due) {
+            if (removed >= MAX_EXPIRED_PER_RUN) {
+                break;
+            }
+            final byte[] key = entry.key.get();
+            if (key.length == EVENT_ENTRY_LENGTH) {
+                final Bytes timelineKey = Bytes.wrap(java.util.Arrays.copyOfRange(key, Long.BYTES, key.length));
+                removed += remove(TimelineKeys.project(timelineKey), TimelineKeys.person(timelineKey), List.of(timelineKey));
+            } else if (key.length == PERSON_ENTRY_LENGTH) {
+                final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(key, Long.BYTES, key.length - Long.BYTES);
+                final long projectId = b.getLong();
+                final UUID person = new UUID(b.getLong(), b.getLong());
+                removed += remove(projectId, person, storedBefore(projectId, person, entry.value, firstKept));
+            }
+            expiry.delete(entry.key);
+        }
+    }
+
+    /** The person's events that happened on the days of {@code span} and were stored before {@code firstKept}. */
+    private List<Bytes> storedBefore(final long projectId, final UUID person, final byte[] span, final long firstKept) {
+        final List<Bytes> keys = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = timelines.range(
+                TimelineKeys.of(projectId, person, (long) firstDay(span) * MICROS_PER_DAY, new UUID(0, 0)),
+                TimelineKeys.of(projectId, person, (lastDay(span) + 1L) * MICROS_PER_DAY - 1, new UUID(-1, -1)))) {
+            while (it.hasNext()) {
+                final KeyValue<Bytes, byte[]> event = it.next();
+                final int stored = TimelineEvent.storedDay(event.value);
+                if (stored != TimelineEvent.NO_STORED_DAY && stored < firstKept) {
+                    keys.add(event.key);
+                }
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Removes expired events of one person with their counts, and recomputes the person's markers of the days they
+     * happened on from the events it still has then; how many were still there.
+     */
+    private int remove(final long projectId, final UUID person, final List<Bytes> keys) {
+        final java.util.Map<Long, java.util.Set<String>> days = new java.util.TreeMap<>();
+        int removed = 0;
+        for (final Bytes key : keys) {
+            final byte[] stored = timelines.delete(key);
+            if (stored == null) {
+                continue;
+            }
+            removed++;
+            blocks.remove(key);
+            final TimelineEvent event = TimelineEvent.decode(stored);
+            if (counted(key)) {
+                count(projectId, event, -1);
+            }
+            days.computeIfAbsent(UniqueMarkers.dayOf(event.time()), day -> new java.util.HashSet<>()).add(event.event());
+        }
+        if (removed > 0) {
+            changed(projectId, removed);
+        }
+        days.forEach((day, names) -> remark(projectId, person, day, names));
+        return removed;
+    }
+
+    /** Sets the person's markers of {@code day} for {@code names} and for all events from the events it has then. */
+    private void remark(final long projectId, final UUID person, final long day, final java.util.Set<String> names) {
+        final java.util.Map<String, Integer> named = new java.util.HashMap<>();
+        names.forEach(name -> named.put(name, 0));
+        int all = 0;
+        final long dayStart = day * MICROS_PER_DAY;
+        try (KeyValueIterator<Bytes, byte[]> it = timelines.range(TimelineKeys.of(projectId, person, dayStart, new UUID(0, 0)),
+                TimelineKeys.of(projectId, person, dayStart + MICROS_PER_DAY - 1, new UUID(-1, -1)))) {
+            while (it.hasNext()) {
+                final TimelineEvent same = TimelineEvent.decode(it.next().value);
+                final int hour = UniqueMarkers.hourBit(same.time());
+                all |= hour;
+                named.computeIfPresent(same.event(), (name, hours) -> hours | hour);
+            }
+        }
+        named.forEach((name, hours) -> putMarker(UniqueMarkers.key(projectId, name, day, person), hours));
         putMarker(UniqueMarkers.key(projectId, UniqueMarkers.ALL_EVENTS, day, person), all);
     }
 
@@ -381,40 +478,36 @@ public final class TimelineProcessor implements Processor<String, Object, String
         }
     }
 
-    /** Removes the events stored before the retention began, at most {@link #MAX_EXPIRED_PER_RUN} of them. */
-    void expire(final long nowMillis) {
-        final long firstKept = Math.floorDiv(nowMillis - retention.toMillis(), Duration.ofDays(1).toMillis());
-        final List<Bytes> expired = new ArrayList<>();
-        try (KeyValueIterator<Bytes, byte[]> it = expiry.range(expiryKey(Long.MIN_VALUE, null), expiryKey(firstKept, null))) {
-            while (it.hasNext() && expired.size() < MAX_EXPIRED_PER_RUN) {
-                final Bytes key = it.next().key;
-                if (dayOf(key) < firstKept) {
-                    expired.add(key);
-                }
-            }
-        }
-        for (final Bytes key : expired) {
-            expire(Bytes.wrap(java.util.Arrays.copyOfRange(key.get(), Long.BYTES, key.get().length)));
-            expiry.delete(key);
-        }
+    /** Today, in days since the epoch (UTC), by the wall clock. */
+    private int today() {
+        return Math.toIntExact(Math.floorDiv(context.currentSystemTimeMs(), Duration.ofDays(1).toMillis()));
     }
 
-    private long today() {
-        return Math.floorDiv(context.currentSystemTimeMs(), Duration.ofDays(1).toMillis());
+    /** The first expiry key of a stored day: {@code [day: 8, sign-flipped]}, so days sort in order. */
+    private static Bytes dayStart(final long day) {
+        return Bytes.wrap(java.nio.ByteBuffer.allocate(Long.BYTES).putLong(day ^ Long.MIN_VALUE).array());
     }
 
-    /** {@code [day: 8, sign-flipped][timeline key]}; without a timeline key, the first key of the day. */
-    private static Bytes expiryKey(final long day, final Bytes timelineKey) {
-        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(Long.BYTES + (timelineKey == null ? 0 : TimelineKeys.LENGTH));
-        b.putLong(day ^ Long.MIN_VALUE);
-        if (timelineKey != null) {
-            b.put(timelineKey.get());
-        }
-        return Bytes.wrap(b.array());
+    private static Bytes personEntry(final long storedDay, final long projectId, final UUID person) {
+        return Bytes.wrap(java.nio.ByteBuffer.allocate(PERSON_ENTRY_LENGTH).putLong(storedDay ^ Long.MIN_VALUE).putLong(projectId)
+                .putLong(person.getMostSignificantBits()).putLong(person.getLeastSignificantBits()).array());
     }
 
-    private static long dayOf(final Bytes expiryKey) {
+    private static long storedDayOf(final Bytes expiryKey) {
         return java.nio.ByteBuffer.wrap(expiryKey.get()).getLong() ^ Long.MIN_VALUE;
+    }
+
+    /** An entry's value: the first and last day (since the epoch) the person's events stored that day happened on. */
+    private static byte[] span(final int firstDay, final int lastDay) {
+        return java.nio.ByteBuffer.allocate(2 * Integer.BYTES).putInt(firstDay).putInt(lastDay).array();
+    }
+
+    private static int firstDay(final byte[] span) {
+        return java.nio.ByteBuffer.wrap(span).getInt();
+    }
+
+    private static int lastDay(final byte[] span) {
+        return java.nio.ByteBuffer.wrap(span).getInt(Integer.BYTES);
     }
 
     private void move(final Record<String, ?> record, final PersonMerge merge) {
@@ -462,9 +555,9 @@ public final class TimelineProcessor implements Processor<String, Object, String
         return current;
     }
 
-    private static byte[] encode(final CapturedEvent event, final Map<String, String> groups) {
+    private static byte[] encode(final CapturedEvent event, final Map<String, String> groups, final int storedDay) {
         return TimelineEvent.of(event.timestamp(), event.uuid(), event.event(), event.distinctId(), groups,
-                event.propertiesJson()).encode();
+                event.propertiesJson()).encode(storedDay);
     }
 
     private static long projectOf(final String key) {

@@ -163,6 +163,75 @@ class TimelineTopologyTest extends TopologyTest {
     }
 
     /**
+     * Each event's retention counts from the day it was stored, even among one person's events of one day: an event
+     * of yesterday that arrives today stays a day longer than yesterday's events, and the person's markers of that
+     * day keep its hour alone. An event a merge moves keeps the day it was first stored.
+     */
+    @Test
+    void eachEventExpiresByTheDayItWasStored() {
+        final CapturedEvent first = t.send("alice", "first", "{}");
+        final CapturedEvent anon = t.send("anon", "$pageview", "{}");
+        t.send("user", "login", "{}");
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
+        final Instant sameDayLater = first.timestamp().plus(java.time.Duration.ofHours(3));
+        t.send(withTime(first, "late", sameDayLater));
+        t.send("user", "$identify", "{\"$anon_distinct_id\":\"anon\"}");
+        assertThat(t.timeline(uuidOf("user"))).extracting(TimelineEvent::event).containsExactly("$pageview", "login", "$identify");
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
+        assertThat(t.timeline(uuidOf("alice"))).as("within the retention").hasSize(2);
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
+        assertThat(t.timeline(uuidOf("alice"))).extracting(TimelineEvent::event).containsExactly("late");
+        assertThat(count("first", first.timestamp())).isZero();
+        assertThat(count("late", sameDayLater)).isEqualTo(1);
+        assertThat(markedPersons("first", first.timestamp())).isEmpty();
+        assertThat(markedPersons(dev.eddy.trends.UniqueMarkers.ALL_EVENTS, first.timestamp())).doesNotContain(uuidOf("alice"));
+        assertThat(markedPersons(dev.eddy.trends.UniqueMarkers.ALL_EVENTS, sameDayLater)).containsExactly(uuidOf("alice"));
+        assertThat(t.timeline(uuidOf("user"))).as("the moved pageview was stored on the first day, as the login")
+                .extracting(TimelineEvent::event).containsExactly("$identify");
+        assertThat(count("$pageview", anon.timestamp())).isZero();
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(1));
+        assertThat(t.timeline(uuidOf("alice"))).isEmpty();
+        assertThat(t.timeline(uuidOf("user"))).isEmpty();
+        assertThat(markedPersons(dev.eddy.trends.UniqueMarkers.ALL_EVENTS, sameDayLater)).isEmpty();
+        final org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> expiry =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.TIMELINE_EXPIRY);
+        try (var left = expiry.all()) {
+            assertThat(left.hasNext()).as("no index entry outlives its events").isFalse();
+        }
+    }
+
+    /**
+     * An event stored before its stored day was kept (the first encoding, indexed by an entry of its own) still
+     * expires, on the day of that entry.
+     */
+    @Test
+    void eventsStoredByTheFirstLayoutStillExpire() {
+        final CapturedEvent view = t.send("bob", "$pageview", "{}");
+        final org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> timelines =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.EVENT_TIMELINES);
+        final org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> expiry =
+                t.driver().getKeyValueStore(dev.eddy.stores.StoreNames.TIMELINE_EXPIRY);
+        final TimelineEvent old = new TimelineEvent(TimelineEvent.micros(view.timestamp()), UUID.randomUUID(), "legacy", "bob",
+                Map.of(), "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        final byte[] current = old.encode(0);
+        final byte[] firstVersion = java.util.Arrays.copyOf(current, current.length - 4);
+        firstVersion[0] = 1;
+        final org.apache.kafka.common.utils.Bytes key = dev.eddy.timelines.TimelineKeys.of(TopologyFixture.PROJECT,
+                UUID.fromString(uuidOf("bob")), old.timeMicros(), old.uuid());
+        timelines.put(key, firstVersion);
+        final long today = Math.floorDiv(view.now().toEpochMilli(), 86_400_000L);
+        expiry.put(org.apache.kafka.common.utils.Bytes.wrap(java.nio.ByteBuffer.allocate(8 + key.get().length)
+                .putLong(today ^ Long.MIN_VALUE).put(key.get()).array()), new byte[0]);
+        assertThat(t.timeline(uuidOf("bob"))).extracting(TimelineEvent::event).containsExactlyInAnyOrder("$pageview", "legacy");
+
+        t.driver().advanceWallClockTime(java.time.Duration.ofDays(3));
+        assertThat(t.timeline(uuidOf("bob"))).isEmpty();
+    }
+
+    /**
      * The project's change counter moves with every event that enters or leaves a timeline: a new event, an event a
      * merge moves (out of the merged-away person's timeline, into the survivor's), an expired one; a re-delivered
      * event changes nothing. Another project's counter is its own.
