@@ -26,14 +26,10 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -92,23 +88,12 @@ public final class IdentityBenchmark {
                     "EDDY_STATE_DIR", state.toString()));
             final EddyConfig config = ConfigLoader.load(env, Optional.empty());
             final EddyTopics topics = EddyTopics.of(config.kafka());
-            final String forwarded = prefix + "bench.forwarded";
             TopicProvisioner.ensure(config.kafka(), topics.all(), Duration.ofSeconds(60));
-            TopicProvisioner.ensure(config.kafka(), List.of(new dev.eddy.topology.Topic<>(forwarded, Serdes.ByteArray(),
-                    Serdes.ByteArray(), false)), Duration.ofSeconds(60));
             final long merges = load(topics.ingest().name());
             System.out.printf(Locale.ROOT, "%,d events of %,d persons (%,d identify/alias) loaded into %s%n",
                     events, persons, merges, topics.ingest().name());
 
-            final Topology forward = new Topology();
-            forward.addSource("source", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(), topics.ingest().name());
-            forward.addSink("sink", forwarded, Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer(), "source");
-            final double bare;
-            try (KafkaConsumer<byte[], byte[]> output = committedReader(forwarded)) {
-                final AtomicLong seen = new AtomicLong();
-                bare = measure("forward", forward, config, state.resolve("forward"),
-                        streams -> seen.addAndGet(output.poll(Duration.ofMillis(200)).count()));
-            }
+            final double bare = BareForward.eventsPerSecond(config, topics.ingest().name(), events, state.resolve("forward"));
             final double eddy = measure("eddy", EddyTopology.build(topics, config.streams()), config,
                     state.resolve("eddy"), IdentityBenchmark::counted);
 
@@ -221,7 +206,8 @@ public final class IdentityBenchmark {
             props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");
         }
         final AtomicLong runningAt = new AtomicLong();
-        final java.util.OptionalLong brokerPid = brokerPidOf();
+        final java.util.OptionalLong brokerPid = ProcessCpu.localBroker();
+        final ProcessCpu cpu = ProcessCpu.appAndBroker();
         try (KafkaStreams streams = new KafkaStreams(topology, props)) {
             streams.setStateListener((now, before) -> {
                 if (now == KafkaStreams.State.RUNNING) {
@@ -230,6 +216,7 @@ public final class IdentityBenchmark {
             });
             final long ownBefore = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
             final long brokerBefore = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
+            final ProcessCpu.Snapshot cpuBefore = cpu.take();
             streams.start();
             long seen = 0;
             long lastReport = System.nanoTime();
@@ -247,6 +234,7 @@ public final class IdentityBenchmark {
                 }
             }
             final long end = System.nanoTime();
+            System.out.printf(Locale.ROOT, "%s: %s%n", name, ProcessCpu.perEvent(cpuBefore, cpu.take(), events));
             final double seconds = (end - runningAt.get()) / 1e9;
             if (Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"))) {
                 printStoreWrites(name, streams);
@@ -290,26 +278,5 @@ public final class IdentityBenchmark {
         System.out.printf(Locale.ROOT, "%s: per event  %-24s %12s %12s %12s%n", name, "store", "written B", "flushed B", "stall µs");
         byStore.forEach((store, v) -> System.out.printf(Locale.ROOT, "%s:            %-24s %,12.1f %,12.1f %,12.2f%n", name, store,
                 v[0] / events, v[1] / events, v[2] / events));
-    }
-
-    /** The local broker's process, if one runs on this machine (the disk it writes to is the topology's too). */
-    private static java.util.OptionalLong brokerPidOf() {
-        return ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(" kafka.Kafka ")).orElse(false))
-                .mapToLong(ProcessHandle::pid).findFirst();
-    }
-
-    private KafkaConsumer<byte[], byte[]> committedReader(final String topic) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "counter-" + topic);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        // Counting must cost the measured app little CPU: fetch in large, infrequent chunks.
-        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1024 * 1024);
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
-        final KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        consumer.subscribe(List.of(topic));
-        return consumer;
     }
 }

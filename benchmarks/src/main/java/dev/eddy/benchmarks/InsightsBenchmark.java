@@ -20,7 +20,8 @@ import java.util.Map;
  * equal DuckDB's (a MISMATCH fails the run); then warm-ups and {@code --repeats} alternating runs per query give p50
  * and p90 on both engines and their ratio against the issue's targets (ad-hoc queries in a shape of their own each
  * run: {@link InsightQuery#bodyForRun}); then a dashboard of the filtered trend and the funnel as tiles, refreshed
- * ({@code refresh=force_blocking}) against DuckDB answering both. Also prints the load's rate and, after it,
+ * ({@code refresh=force_blocking}) against DuckDB answering both. Also prints the load's rate beside a bare
+ * exactly-once consume-and-forward of the same records ({@link BareForward}) and, after it,
  * the freshness of single captured events: from {@code /capture/}'s 200 until a trend query counts them, and the same
  * dashboard over a relative range refreshed while live events arrive.
  *
@@ -94,11 +95,12 @@ public final class InsightsBenchmark {
         final Vertx vertx = Vertx.vertx();
         try {
             eddy = new EddyHttp(vertx, gateway, args.get("key"), inFlight + 1);
-            load(events, InsightQuery.allEvents(events));
+            final double loaded = load(events, InsightQuery.allEvents(events));
             EddyStreams.awaitIdle(eddy.client());
             if (args.containsKey("state-dir")) {
                 StateDirSize.print(java.nio.file.Path.of(args.get("state-dir")), events.count);
             }
+            bareForward(events.count, loaded);
 
             t0 = System.nanoTime();
             try (DuckDbInsights duck = new DuckDbInsights(events)) {
@@ -149,7 +151,7 @@ public final class InsightsBenchmark {
      * Sends the events as historical {@code /batch/}es, {@code --in-flight} at a time, then waits until Eddy's
      * all-events trend over the range counts every one of them.
      */
-    private void load(final InsightsEvents events, final String allEvents) throws Exception {
+    private double load(final InsightsEvents events, final String allEvents) throws Exception {
         final long start = System.nanoTime();
         eddy.sendBatches(events, args.get("token"), batch, inFlight, true);
         final double accepted = seconds(start);
@@ -159,6 +161,27 @@ public final class InsightsBenchmark {
         final double all = seconds(start);
         System.out.printf(Locale.ROOT, "load: all %,d in Eddy's trends after %.1f s (%,.0f events/s from first send to visible)%n",
                 events.count, all, events.count / all);
+        return events.count / all;
+    }
+
+    /**
+     * The load's baseline, in the same run: a bare exactly-once consume-and-forward of the records the load wrote
+     * (the run's historical topic), on the same broker with the stream threads Eddy's instance has, Eddy idle.
+     */
+    private void bareForward(final long records, final double eddyRate) throws Exception {
+        final dev.eddy.config.EddyConfig config = dev.eddy.config.ConfigLoader.load(System.getenv(), java.util.Optional.empty());
+        final java.nio.file.Path state = java.nio.file.Files.createTempDirectory("eddy-insights-forward");
+        try {
+            final String historical = dev.eddy.topology.EddyTopics.of(config.kafka()).historical().name();
+            final double bare = BareForward.eventsPerSecond(config, historical, records, state);
+            System.out.printf(Locale.ROOT, "load: a bare exactly-once consume-and-forward of the same %,d records, %d stream thread(s): "
+                    + "%,.0f events/s; Eddy end to end / bare = %.2f%n", records,
+                    config.streams().threadsFor(config.role(), Runtime.getRuntime().availableProcessors()), bare, eddyRate / bare);
+        } finally {
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(state)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
     }
 
     /**

@@ -81,6 +81,40 @@ final class ProcessCpu {
         return used;
     }
 
+    /** This process and, if one runs on this machine, the local Kafka broker: what a benchmark of a Streams app measures. */
+    static ProcessCpu appAndBroker() {
+        final List<Group> groups = new ArrayList<>(List.of(Group.of("app", ProcessHandle.current().pid())));
+        localBroker().ifPresent(pid -> groups.add(Group.of("broker", pid)));
+        return new ProcessCpu(groups);
+    }
+
+    /** The local Kafka broker's process, if one runs on this machine. */
+    static java.util.OptionalLong localBroker() {
+        // From /proc: ProcessHandle.Info gives no command line for the broker's (its classpath is too long).
+        return ProcessHandle.allProcesses().mapToLong(ProcessHandle::pid).filter(pid -> {
+            try {
+                return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")), StandardCharsets.UTF_8)
+                        .contains("\0kafka.Kafka\0");
+            } catch (final IOException gone) {
+                return false;
+            }
+        }).findFirst();
+    }
+
+    /**
+     * CPU microseconds per event each group and the whole machine used between two snapshots, and the rate the
+     * machine's cores would sustain at the machine's cost per event.
+     */
+    static String perEvent(final Snapshot from, final Snapshot to, final long events) {
+        final Map<String, Double> used = used(from, to);
+        final StringBuilder line = new StringBuilder("CPU per event:");
+        used.forEach((name, seconds) -> line.append(String.format(java.util.Locale.ROOT, " %s %.1f µs,", name, seconds * 1e6 / events)));
+        final int cores = Runtime.getRuntime().availableProcessors();
+        line.append(String.format(java.util.Locale.ROOT, " so %d cores fully busy at this cost: %,.0f events/s", cores,
+                cores * events / used.get(MACHINE)));
+        return line.toString();
+    }
+
     /** Of what {@link #used} returns: the machine's CPU seconds that none of the groups used (other work on its cores). */
     static double others(final Map<String, Double> used) {
         final double measured = used.entrySet().stream().filter(e -> !MACHINE.equals(e.getKey())).mapToDouble(Map.Entry::getValue).sum();

@@ -72,9 +72,25 @@ final class EventBlockWriter {
         try (KeyValueIterator<Bytes, byte[]> all = blocks.all()) {
             all.forEachRemaining(entry -> keys.add(entry.key));
         }
-        keys.forEach(blocks::delete);
+        deleteAll(keys);
         blocks.put(FORMAT, BlockKeys.number(BlockKeys.VERSION));
     }
+
+    /**
+     * Deletes the keys in one write batch: a store's {@code delete} reads each key's value first to return it, which
+     * nothing here needs.
+     */
+    private void deleteAll(final List<Bytes> keys) {
+        for (int from = 0; from < keys.size(); from += DELETE_BATCH) {
+            final List<Bytes> some = keys.subList(from, Math.min(keys.size(), from + DELETE_BATCH));
+            final List<KeyValue<Bytes, byte[]>> deletes = new ArrayList<>(some.size());
+            some.forEach(key -> deletes.add(KeyValue.pair(key, null)));
+            blocks.putAll(deletes);
+        }
+    }
+
+    /** The most deletes in one write batch (a store cleared whole would otherwise be one batch in memory). */
+    private static final int DELETE_BATCH = 10_000;
 
     /** Records, as the task closes cleanly, which count of changes the blocks are at. */
     void close() {
@@ -170,7 +186,7 @@ final class EventBlockWriter {
         final List<Bytes> tail = tail(projectId, block * BlockKeys.ROWS + (long) part * BlockKeys.PART_ROWS, builder);
         blocks.put(BlockKeys.part(projectId, block, part), builder.build().encode());
         entriesChanged(projectId);
-        tail.forEach(blocks::delete);
+        deleteAll(tail);
     }
 
     /** Turns a full block's parts and tail into one sealed block, then deletes them; its deleted rows stay marked. */
@@ -197,10 +213,10 @@ final class EventBlockWriter {
         final Bytes deletedKey = BlockKeys.deleted(projectId, block);
         if (BlockKeys.deletedRows(blocks.get(deletedKey)).cardinality() == BlockKeys.ROWS) {
             // Every row left before the block filled: nothing to keep.
-            parts.forEach(blocks::delete);
+            deleteAll(parts);
             blocks.delete(deletedKey);
             entriesChanged(projectId);
-            tail.forEach(blocks::delete);
+            deleteAll(tail);
             return;
         }
         final EventBlock sealed = builder.build();
@@ -210,9 +226,9 @@ final class EventBlockWriter {
         blocks.put(BlockKeys.sealed(projectId, block), new BlockKeys.Sealed(ThreadLocalRandom.current().nextLong(), sealed.firstMicros(),
                 sealed.lastMicros()).encode());
         // Only now that the sealed block holds them: a reader meets each row once (a sealed block's parts are passed by).
-        parts.forEach(blocks::delete);
+        deleteAll(parts);
         entriesChanged(projectId);
-        tail.forEach(blocks::delete);
+        deleteAll(tail);
     }
 
     /** Removes a sealed block's table of sections and its sections. */
@@ -221,7 +237,7 @@ final class EventBlockWriter {
         try (KeyValueIterator<Bytes, byte[]> it = blocks.range(BlockKeys.sealedBlock(projectId, block), BlockKeys.sealedSectionsEnd(projectId, block))) {
             it.forEachRemaining(entry -> keys.add(entry.key));
         }
-        keys.forEach(blocks::delete);
+        deleteAll(keys);
     }
 
     /** Adds the tail rows of the complete part that starts at row {@code first}, in row order, to {@code builder}; their keys. */
