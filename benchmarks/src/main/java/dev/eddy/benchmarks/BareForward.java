@@ -62,8 +62,10 @@ final class BareForward {
             streams.start();
             long seen = 0;
             long lastReport = System.nanoTime();
+            final Stall stall = new Stall("the bare forward", records, Duration.ofMinutes(2));
             while (seen < records) {
                 seen += output.poll(Duration.ofMillis(200)).count();
+                stall.saw(seen);
                 if (System.nanoTime() - lastReport > 10_000_000_000L) {
                     System.out.printf(Locale.ROOT, "  forward: %,d of %,d%n", seen, records);
                     lastReport = System.nanoTime();

@@ -51,7 +51,8 @@ import org.apache.kafka.streams.Topology;
  * them.
  *
  * <p>Usage: {@code IdentityBenchmark --bootstrap HOST:PORT [--events 1000000] [--persons 100000]
- * [--merge-percent 5] [--partitions 12] [--rocksdb-stats true]}: with {@code --rocksdb-stats}, each store's writes, flushes and
+ * [--merge-percent 5] [--partitions 12] [--initial-properties 0] [--rocksdb-stats true]}: {@code --initial-properties N} gives every
+ * event a {@code $set_once} of N initial properties of its person, as posthog-js sends them; with {@code --rocksdb-stats}, each store's writes, flushes and
  * write stalls per event (RocksDB's statistics, recorded at DEBUG).
  */
 public final class IdentityBenchmark {
@@ -61,6 +62,7 @@ public final class IdentityBenchmark {
     private final int events;
     private final int persons;
     private final double mergeShare;
+    private final int initialProperties;
     private final String prefix = "benchid" + UUID.randomUUID().toString().substring(0, 8) + ".";
 
     private IdentityBenchmark(final Map<String, String> args) {
@@ -68,6 +70,7 @@ public final class IdentityBenchmark {
         this.events = Integer.parseInt(args.getOrDefault("events", "1000000"));
         this.persons = Integer.parseInt(args.getOrDefault("persons", "100000"));
         this.mergeShare = Double.parseDouble(args.getOrDefault("merge-percent", "5")) / 100;
+        this.initialProperties = Integer.parseInt(args.getOrDefault("initial-properties", "0"));
     }
 
     public static void main(final String[] argv) throws Exception {
@@ -126,6 +129,7 @@ public final class IdentityBenchmark {
         final boolean[] identified = new boolean[persons];
         final Instant start = Instant.now().minus(Duration.ofDays(1));
         long merges = 0;
+        final AtomicLong failed = new AtomicLong();
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < events; i++) {
                 final int person = random.nextInt(persons);
@@ -149,12 +153,26 @@ public final class IdentityBenchmark {
                 } else if (random.nextInt(20) == 0) {
                     props.putObject("$set").put("plan", random.nextBoolean() ? "free" : "pro");
                 }
+                if (initialProperties > 0) {
+                    // As posthog-js sends with every event: the visitor's first referrer, UTM tags and landing page.
+                    final ObjectNode initial = props.putObject("$set_once");
+                    for (int n = 0; n < initialProperties; n++) {
+                        initial.put("$initial_property_" + n, "https://shop.test/landing/" + person + "?utm_campaign=" + n);
+                    }
+                }
                 final Instant at = start.plusMillis(i * 10L);
                 final CapturedEvent event = new CapturedEvent(1, UUID.randomUUID().toString(), 1, TOKEN, distinctId, name,
                         props, at, at, null, "127.0.0.1", null, "web");
-                producer.send(new ProducerRecord<>(topic, event.partitionKey(), CapturedEventWriter.write(event)));
+                producer.send(new ProducerRecord<>(topic, event.partitionKey(), CapturedEventWriter.write(event)), (metadata, e) -> {
+                    if (e != null) {
+                        failed.incrementAndGet();
+                    }
+                });
             }
             producer.flush();
+        }
+        if (failed.get() > 0) {
+            throw new IllegalStateException(failed.get() + " of the " + events + " events could not be loaded");
         }
         return merges;
     }
@@ -222,8 +240,10 @@ public final class IdentityBenchmark {
             long lastReport = System.nanoTime();
             long halfSeen = 0;
             long halfAt = 0;
+            final Stall stall = new Stall(name, events, Duration.ofMinutes(3));
             while (seen < events) {
                 seen = done.applyAsLong(streams);
+                stall.saw(seen);
                 if (halfAt == 0 && seen >= events / 2) {
                     halfSeen = seen;
                     halfAt = System.nanoTime();
