@@ -4,17 +4,18 @@ import dev.eddy.config.EddyConfig;
 import dev.eddy.topology.StreamsProperties;
 import dev.eddy.topology.Topic;
 import dev.eddy.topology.TopicProvisioner;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -34,11 +35,9 @@ final class BareForward {
      *                 the Streams settings
      * @param source   the topic whose records are forwarded, read from its start
      * @param records  how many records it holds
-     * @param stateDir an empty directory for the app's state
      * @return records forwarded per second
      */
-    static double eventsPerSecond(final EddyConfig config, final String source, final long records, final Path stateDir)
-            throws Exception {
+    static double eventsPerSecond(final EddyConfig config, final String source, final long records) throws Exception {
         final String prefix = config.kafka().topic("");
         final String forwarded = prefix + "bench.forwarded";
         TopicProvisioner.ensure(config.kafka(), List.of(new Topic<>(forwarded, Serdes.ByteArray(), Serdes.ByteArray(), false)),
@@ -48,35 +47,18 @@ final class BareForward {
         forward.addSink("sink", forwarded, Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer(), "source");
         final Properties props = StreamsProperties.of(config, "127.0.0.1:1");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, prefix + "forward");
+        final Path stateDir = Files.createTempDirectory("eddy-bare-forward");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        final AtomicLong runningAt = new AtomicLong();
         try (KafkaConsumer<byte[], byte[]> output = committedReader(config.kafka().bootstrap(), forwarded);
              KafkaStreams streams = new KafkaStreams(forward, props)) {
-            streams.setStateListener((now, before) -> {
-                if (now == KafkaStreams.State.RUNNING) {
-                    runningAt.compareAndSet(0, System.nanoTime());
-                }
-            });
-            final ProcessCpu cpu = ProcessCpu.appAndBroker();
-            final ProcessCpu.Snapshot cpuBefore = cpu.take();
-            streams.start();
-            long seen = 0;
-            long lastReport = System.nanoTime();
-            final Stall stall = new Stall("the bare forward", records, Duration.ofMinutes(2));
-            while (seen < records) {
-                seen += output.poll(Duration.ofMillis(200)).count();
-                stall.saw(seen);
-                if (System.nanoTime() - lastReport > 10_000_000_000L) {
-                    System.out.printf(Locale.ROOT, "  forward: %,d of %,d%n", seen, records);
-                    lastReport = System.nanoTime();
-                }
+            final AtomicLong seen = new AtomicLong();
+            final StreamsRun.Result run = StreamsRun.until("forward", streams, records,
+                    s -> seen.addAndGet(output.poll(Duration.ofMillis(200)).count()), Duration.ofMinutes(2), s -> { });
+            return records / run.seconds();
+        } finally {
+            try (Stream<Path> files = Files.walk(stateDir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
-            final double seconds = (System.nanoTime() - runningAt.get()) / 1e9;
-            System.out.printf(Locale.ROOT, "forward: %s%n", ProcessCpu.perEvent(cpuBefore, cpu.take(), records));
-            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(Duration.ofSeconds(30)));
-            System.out.printf(Locale.ROOT, "forward: %,d records in %.1f s%n", records, seconds);
-            return records / seconds;
         }
     }
 

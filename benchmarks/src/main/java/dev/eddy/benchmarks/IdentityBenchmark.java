@@ -31,7 +31,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -96,7 +95,7 @@ public final class IdentityBenchmark {
             System.out.printf(Locale.ROOT, "%,d events of %,d persons (%,d identify/alias) loaded into %s%n",
                     events, persons, merges, topics.ingest().name());
 
-            final double bare = BareForward.eventsPerSecond(config, topics.ingest().name(), events, state.resolve("forward"));
+            final double bare = BareForward.eventsPerSecond(config, topics.ingest().name(), events);
             final double eddy = measure("eddy", EddyTopology.build(topics, config.streams()), config,
                     state.resolve("eddy"), IdentityBenchmark::counted);
 
@@ -219,59 +218,28 @@ public final class IdentityBenchmark {
         final Properties props = StreamsProperties.of(config, "127.0.0.1:1");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, prefix + name);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        if (Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"))) {
+        final boolean rocksdbStats = Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"));
+        if (rocksdbStats) {
             // RocksDB's own statistics per store (Kafka Streams records them at DEBUG only; they cost a little CPU).
             props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");
         }
-        final AtomicLong runningAt = new AtomicLong();
         final java.util.OptionalLong brokerPid = ProcessCpu.localBroker();
-        final ProcessCpu cpu = ProcessCpu.appAndBroker();
         try (KafkaStreams streams = new KafkaStreams(topology, props)) {
-            streams.setStateListener((now, before) -> {
-                if (now == KafkaStreams.State.RUNNING) {
-                    runningAt.compareAndSet(0, System.nanoTime());
-                }
-            });
             final long ownBefore = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
             final long brokerBefore = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
-            final ProcessCpu.Snapshot cpuBefore = cpu.take();
-            streams.start();
-            long seen = 0;
-            long lastReport = System.nanoTime();
-            long halfSeen = 0;
-            long halfAt = 0;
-            final Stall stall = new Stall(name, events, Duration.ofMinutes(3));
-            while (seen < events) {
-                seen = done.applyAsLong(streams);
-                stall.saw(seen);
-                if (halfAt == 0 && seen >= events / 2) {
-                    halfSeen = seen;
-                    halfAt = System.nanoTime();
+            final StreamsRun.Result run = StreamsRun.until(name, streams, events, done, Duration.ofMinutes(3), finished -> {
+                if (rocksdbStats) {
+                    printStoreWrites(name, finished);
                 }
-                if (System.nanoTime() - lastReport > 10_000_000_000L) {
-                    System.out.printf(Locale.ROOT, "  %s: %,d of %,d%n", name, seen, events);
-                    lastReport = System.nanoTime();
+                final long ownAfter = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
+                final long brokerAfter = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
+                if (ownBefore >= 0 && ownAfter >= 0) {
+                    System.out.printf(Locale.ROOT, "%s: disk writes %,.0f bytes/event by the app (RocksDB)%s%n", name,
+                            (ownAfter - ownBefore) / (double) events, brokerBefore >= 0 && brokerAfter >= 0
+                                    ? String.format(Locale.ROOT, ", %,.0f by the broker", (brokerAfter - brokerBefore) / (double) events) : "");
                 }
-            }
-            final long end = System.nanoTime();
-            System.out.printf(Locale.ROOT, "%s: %s%n", name, ProcessCpu.perEvent(cpuBefore, cpu.take(), events));
-            final double seconds = (end - runningAt.get()) / 1e9;
-            if (Boolean.parseBoolean(args.getOrDefault("rocksdb-stats", "false"))) {
-                printStoreWrites(name, streams);
-            }
-            final long ownAfter = DiskWrites.of(ProcessHandle.current().pid()).orElse(-1);
-            final long brokerAfter = brokerPid.isPresent() ? DiskWrites.of(brokerPid.getAsLong()).orElse(-1) : -1;
-            if (ownBefore >= 0 && ownAfter >= 0) {
-                System.out.printf(Locale.ROOT, "%s: disk writes %,.0f bytes/event by the app (RocksDB)%s%n", name,
-                        (ownAfter - ownBefore) / (double) events, brokerBefore >= 0 && brokerAfter >= 0
-                                ? String.format(Locale.ROOT, ", %,.0f by the broker", (brokerAfter - brokerBefore) / (double) events) : "");
-            }
-            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(Duration.ofSeconds(30)));
-            // The second half runs warm: the JIT has compiled the hot paths and every task is open.
-            System.out.printf(Locale.ROOT, "%s: %,d events in %.1f s; the second half at %,.0f events/s%n", name, events, seconds,
-                    (events - halfSeen) / ((end - halfAt) / 1e9));
-            return events / seconds;
+            });
+            return events / run.seconds();
         }
     }
 

@@ -170,19 +170,13 @@ public final class InsightsBenchmark {
      */
     private void bareForward(final long records, final double eddyRate) throws Exception {
         final dev.eddy.config.EddyConfig config = dev.eddy.config.ConfigLoader.load(System.getenv(), java.util.Optional.empty());
-        final java.nio.file.Path state = java.nio.file.Files.createTempDirectory("eddy-insights-forward");
-        try {
-            final String historical = dev.eddy.topology.EddyTopics.of(config.kafka()).historical().name();
-            final double bare = BareForward.eventsPerSecond(config, historical, records, state);
-            System.out.printf(Locale.ROOT, "load: a bare exactly-once consume-and-forward of the same %,d records, %d stream thread(s): "
-                    + "%,.0f events/s; Eddy end to end / bare = %.2f%n", records,
-                    config.streams().threadsFor(config.role(), Runtime.getRuntime().availableProcessors()), bare, eddyRate / bare);
-        } finally {
-            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(state)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+        final String historical = dev.eddy.topology.EddyTopics.of(config.kafka()).historical().name();
+        final double bare = BareForward.eventsPerSecond(config, historical, records);
+        System.out.printf(Locale.ROOT, "load: a bare exactly-once consume-and-forward of the same %,d records, %d stream thread(s): "
+                + "%,.0f events/s; Eddy end to end / bare = %.2f%n", records,
+                config.streams().threadsFor(config.role(), Runtime.getRuntime().availableProcessors()), bare, eddyRate / bare);
     }
+
 
     /**
      * @param eddy       Eddy's latencies, milliseconds, sorted

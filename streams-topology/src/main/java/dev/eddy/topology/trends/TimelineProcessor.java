@@ -285,11 +285,12 @@ public final class TimelineProcessor implements Processor<String, Object, String
         final byte[] existing = timelines.get(key);
         // A re-delivered event overwrites itself: no count, no change, and its retention still counts from the first.
         final boolean added = existing == null;
-        int storedDay = TimelineEvent.storedDay(added ? encoded : existing);
+        final int carried = TimelineEvent.storedDay(encoded);
+        int storedDay = added ? carried : TimelineEvent.storedDay(existing);
         if (storedDay == TimelineEvent.NO_STORED_DAY) {
             storedDay = today();
         }
-        final byte[] event = TimelineEvent.storedDay(encoded) == storedDay ? encoded : TimelineEvent.withStoredDay(encoded, storedDay);
+        final byte[] event = carried == storedDay ? encoded : TimelineEvent.withStoredDay(encoded, storedDay);
         if (added && counted(key)) {
             index(projectId, personUuid, decoded);
         }
