@@ -84,20 +84,31 @@ public final class TopicProvisioner {
         }
     }
 
-    /** A topic just created may not be in the broker's metadata yet: describe again until it is. */
+    /**
+     * A topic just created may not be in the broker's metadata yet, nor have a leader for every partition: describe
+     * again until it has. (A producer that writes to a partition before its leader is known gets
+     * {@code NOT_LEADER_OR_FOLLOWER}; an idempotent one was seen to retry its first batches forever after that, with
+     * {@code OUT_OF_ORDER_SEQUENCE_NUMBER}.)
+     */
     private static Map<String, TopicDescription> describeOnceKnown(final Admin admin, final Set<String> names,
                                                                    final Duration timeout)
             throws InterruptedException, ExecutionException, TimeoutException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
-                return admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                final Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames()
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                final boolean led = described.values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                if (led || System.nanoTime() > deadline) {
+                    return described;
+                }
             } catch (final ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
                     throw e;
                 }
-                Thread.sleep(METADATA_RETRY_MS);
             }
+            Thread.sleep(METADATA_RETRY_MS);
         }
     }
 }

@@ -3,8 +3,8 @@ package dev.eddy.topology.identity;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.persons.Hold;
 import dev.eddy.topology.internal.Keys;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -22,8 +22,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * however many wait. Keys: {@code h} + {@code project:distinct_id} for the {@link Hold.Open} record, {@code e} + the same
  * + NUL + the event's fixed-width number for each {@link Hold.Waiting} one; the leading letter keeps the two apart.
  *
- * <p>Nearly every event's distinct id is not held, so whether one is is answered from memory: the open holds' keys,
- * read from the store when the task's processor starts (after a restore too) and kept with every change.
+ * <p>Nearly every event's distinct id is not held, so whether one is is answered from memory: the open holds, read
+ * from the store when the task's processor starts (after a restore too) and kept with every change. The store is
+ * written as before and read only for the waiting events: a hold's own record is new with each merge, so looking it
+ * up in RocksDB mostly searched for a key that was not there.
  */
 final class HeldEvents {
     /** What applying a released event did. */
@@ -35,38 +37,42 @@ final class HeldEvents {
     private static final String OPEN = "h";
 
     private final KeyValueStore<String, Hold> store;
-    /** The keys of the open holds in the store. */
-    private final Set<String> openKeys = new HashSet<>();
+    /** The open holds in the store, by key. */
+    private final Map<String, Hold.Open> open = new HashMap<>();
 
     HeldEvents(final KeyValueStore<String, Hold> store) {
         this.store = store;
         try (KeyValueIterator<String, Hold> holds = store.prefixScan(OPEN, new StringSerializer())) {
-            holds.forEachRemaining(hold -> openKeys.add(hold.key));
+            holds.forEachRemaining(hold -> open.put(hold.key, (Hold.Open) hold.value));
         }
     }
 
     /** Whether the distinct id's events wait for a merge. */
     boolean held(final long project, final String distinctId) {
-        return !openKeys.isEmpty() && openKeys.contains(openKey(project, distinctId));
+        return !open.isEmpty() && open.containsKey(openKey(project, distinctId));
     }
 
     /** One more merge of the distinct id is in flight. */
     void hold(final long project, final String distinctId) {
         final String key = openKey(project, distinctId);
-        openKeys.add(key);
-        final Hold.Open open = (Hold.Open) store.get(key);
-        store.put(key, open == null ? new Hold.Open(1, 0, 0) : new Hold.Open(open.merges() + 1, open.first(), open.next()));
+        final Hold.Open current = open.get(key);
+        write(key, current == null ? new Hold.Open(1, 0, 0) : new Hold.Open(current.merges() + 1, current.first(), current.next()));
     }
 
     /** Puts an event of a held distinct id behind the ones already waiting. */
     void append(final CapturedEvent event, final boolean linked, final long timestamp) {
         final String key = openKey(event.projectId(), event.distinctId());
-        final Hold.Open open = (Hold.Open) store.get(key);
-        if (open == null) {
+        final Hold.Open current = open.get(key);
+        if (current == null) {
             throw new IllegalStateException("no hold for " + key);
         }
-        store.put(eventKey(key, open.next()), new Hold.Waiting(event, linked, timestamp));
-        store.put(key, new Hold.Open(open.merges(), open.first(), open.next() + 1));
+        store.put(eventKey(key, current.next()), new Hold.Waiting(event, linked, timestamp));
+        write(key, new Hold.Open(current.merges(), current.first(), current.next() + 1));
+    }
+
+    private void write(final String key, final Hold.Open hold) {
+        open.put(key, hold);
+        store.put(key, hold);
     }
 
     /**
@@ -76,26 +82,27 @@ final class HeldEvents {
      */
     void release(final long project, final String distinctId, final Replay replay) {
         final String key = openKey(project, distinctId);
-        final Hold.Open open = (Hold.Open) store.get(key);
-        if (open == null) {
+        final Hold.Open current = open.get(key);
+        if (current == null) {
             return;
         }
-        if (open.merges() > 1) {
-            store.put(key, new Hold.Open(open.merges() - 1, open.first(), open.next()));
+        if (current.merges() > 1) {
+            write(key, new Hold.Open(current.merges() - 1, current.first(), current.next()));
             return;
         }
-        for (long n = open.first(); n < open.next(); n++) {
+        for (long n = current.first(); n < current.next(); n++) {
             final String entry = eventKey(key, n);
             final Hold.Waiting waiting = (Hold.Waiting) store.get(entry);
             if (replay.apply(waiting.event(), waiting.linked(), waiting.timestamp())) {
                 store.put(entry, new Hold.Waiting(waiting.event(), true, waiting.timestamp()));
-                store.put(key, new Hold.Open(1, n, open.next()));
+                write(key, new Hold.Open(1, n, current.next()));
                 return;
             }
-            store.delete(entry);
+            // A put of null deletes without reading the value back, as delete does.
+            store.put(entry, null);
         }
-        store.delete(key);
-        openKeys.remove(key);
+        store.put(key, null);
+        open.remove(key);
     }
 
     private static String openKey(final long project, final String distinctId) {
@@ -103,6 +110,7 @@ final class HeldEvents {
     }
 
     private static String eventKey(final String openKey, final long number) {
-        return "e" + openKey.substring(1) + '\u0000' + String.format("%016x", number);
+        final String hex = Long.toHexString(number);
+        return "e" + openKey.substring(1) + '\u0000' + "0".repeat(16 - hex.length()) + hex;
     }
 }
