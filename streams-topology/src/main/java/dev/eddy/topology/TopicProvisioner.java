@@ -3,6 +3,7 @@ package dev.eddy.topology;
 import dev.eddy.config.KafkaConfig;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -14,7 +15,9 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -39,8 +42,9 @@ public final class TopicProvisioner {
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         try (Admin admin = Admin.create(props)) {
-            create(admin, kafka, topics, timeout);
+            final List<String> created = create(admin, kafka, topics, timeout);
             verify(admin, kafka, topics, timeout);
+            awaitLeaders(admin, created, timeout);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
@@ -49,8 +53,10 @@ public final class TopicProvisioner {
         }
     }
 
-    private static void create(final Admin admin, final KafkaConfig kafka, final List<Topic<?, ?>> topics,
-                               final Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+    /** Creates the topics that do not exist yet; the names of those it created. */
+    private static List<String> create(final Admin admin, final KafkaConfig kafka, final List<Topic<?, ?>> topics,
+                                       final Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+        final List<String> created = new ArrayList<>();
         final List<NewTopic> wanted = new ArrayList<>();
         for (final Topic<?, ?> topic : topics) {
             final NewTopic t = new NewTopic(topic.name(), kafka.partitions(), kafka.replicationFactor());
@@ -64,12 +70,34 @@ public final class TopicProvisioner {
             try {
                 result.getValue().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 LOG.info("created topic {} with {} partitions", result.getKey(), kafka.partitions());
+                created.add(result.getKey());
             } catch (final ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw e;
                 }
             }
         }
+        return created;
+    }
+
+    /**
+     * Waits until the leader of every partition of the new topics answers for it. The metadata names a leader before
+     * that broker has taken the partition over; a producer writing then gets {@code NOT_LEADER_OR_FOLLOWER}, and an
+     * idempotent one was seen here to retry a batch with a reset sequence number for the whole delivery timeout
+     * ({@code OUT_OF_ORDER_SEQUENCE_NUMBER}), failing its sends. Listing the partitions' end offsets is answered by
+     * the leaders only (the admin client retries until they do).
+     */
+    private static void awaitLeaders(final Admin admin, final List<String> created, final Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (created.isEmpty()) {
+            return;
+        }
+        final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (final TopicDescription d : admin.describeTopics(created).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS).values()) {
+            d.partitions().forEach(p -> latest.put(new TopicPartition(d.name(), p.partition()),
+                    OffsetSpec.latest()));
+        }
+        admin.listOffsets(latest).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private static void verify(final Admin admin, final KafkaConfig kafka, final List<Topic<?, ?>> topics,
@@ -84,31 +112,20 @@ public final class TopicProvisioner {
         }
     }
 
-    /**
-     * A topic just created may not be in the broker's metadata yet, nor have a leader for every partition: describe
-     * again until it has. (A producer that writes to a partition before its leader is known gets
-     * {@code NOT_LEADER_OR_FOLLOWER}; an idempotent one was seen to retry its first batches forever after that, with
-     * {@code OUT_OF_ORDER_SEQUENCE_NUMBER}.)
-     */
+    /** A topic just created may not be in the broker's metadata yet: describe again until it is. */
     private static Map<String, TopicDescription> describeOnceKnown(final Admin admin, final Set<String> names,
                                                                    final Duration timeout)
             throws InterruptedException, ExecutionException, TimeoutException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
-                final Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames()
-                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                final boolean led = described.values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-                if (led || System.nanoTime() > deadline) {
-                    return described;
-                }
+                return admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (final ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
                     throw e;
                 }
+                Thread.sleep(METADATA_RETRY_MS);
             }
-            Thread.sleep(METADATA_RETRY_MS);
         }
     }
 }
