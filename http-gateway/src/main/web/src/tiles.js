@@ -4,6 +4,7 @@
 // Every view carries `values` and `total`, which the page exposes as data attributes (data-values, data-total) so
 // that a test, or a curious reader, can see exactly what is drawn:
 //   trend lines:  values = each series' data points, total = the first series' count;
+//   stickiness:   the same, over "1 day", "2 days", ... (the persons active on exactly that many days);
 //   total values: values = each series' aggregated_value, total = the first one's (what a bold number shows);
 //   funnels:      values = each step's count (the first breakdown value's), total = the first step's count.
 
@@ -33,13 +34,23 @@ export function describe(tile) {
   if (tile.kind === 'pending') {
     return note('Waiting for live results…');
   }
-  if (tile.kind !== 'trend' && tile.kind !== 'funnel') {
+  if (tile.kind !== 'trend' && tile.kind !== 'funnel' && tile.kind !== 'stickiness') {
     return note(tile.kind === 'nothing' ? 'This insight has no query yet.' : 'This kind of insight is not drawn here.');
   }
   if (tile.result == null) {
     return note('No result yet.');
   }
+  if (tile.kind === 'stickiness') {
+    return stickiness(tile);
+  }
   return tile.kind === 'trend' ? trend(tile) : funnel(tile);
+}
+
+/** Stickiness as PostHog draws it: a line per series over its intervals' labels ("1 day", "2 days", ...). */
+function stickiness(tile) {
+  const view = trend({ ...tile, display: 'ActionsLineGraph' });
+  const series = Array.isArray(tile.result) ? tile.result : [];
+  return view.type === 'line' && series.length ? { ...view, labels: series[0].labels ?? view.labels } : view;
 }
 
 function note(text, type = 'note') {

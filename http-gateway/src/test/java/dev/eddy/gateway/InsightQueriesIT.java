@@ -98,6 +98,31 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void stickinessCountsEachPersonByTheDaysTheyCame() {
+        // p3 and p4 came on one day; p2, and the visitor as one person over their two ids, on two; p1 on six.
+        final JsonNode sticky = trend("{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result");
+        assertThat(sticky).hasSize(1);
+        assertThat(sticky.get(0).get("data").toString()).isEqualTo("[2,2,0,0,0,1,0,0,0,0,0]");
+        assertThat(sticky.get(0).get("count").asInt()).isEqualTo(5);
+        assertThat(sticky.get(0).get("labels").get(5).asText()).isEqualTo("6 days");
+
+        // PostHog's older form, a trend shown as stickiness, as query parameters; the previous period had nobody.
+        final String params = "?insight=TRENDS&shown_as=Stickiness&compare=true&events="
+                + URLEncoder.encode("[{\"id\":\"$pageview\",\"math\":\"total\"}]", StandardCharsets.UTF_8) + "&date_from=2020-01-09&date_to=2020-01-19";
+        final HttpResponse<String> get = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/trend/" + params, null);
+        assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+        final JsonNode compared = TestEddy.json(get).get("result");
+        assertThat(compared).extracting(i -> i.get("compare_label").asText()).containsExactly("current", "previous");
+        assertThat(compared.get(0).get("data").toString()).isEqualTo("[2,2,0,0,0,1,0,0,0,0,0]");
+        assertThat(compared.get(1).get("count").asInt()).isZero();
+
+        final HttpResponse<String> criteria = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"$pageview\"}],\"stickiness_criteria\":{\"operator\":\"gte\",\"value\":2}}");
+        assertThat(criteria.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(criteria).get("detail").asText()).contains("stickiness criteria");
+    }
+
+    @Test
     void anIdentifiedVisitorIsOnePersonFromTheirFirstVisit() {
         final JsonNode dau = trend(VISITOR_UNIQUES);
         assertThat(dau.get("result").get(0).get("aggregated_value").asInt()).as("anon-1 and user-1 are one person").isEqualTo(1);

@@ -107,6 +107,19 @@ class SavedInsightResultsIT extends EddyIT {
         final JsonNode chrome = get(trend, "?refresh=blocking").get("result").get(0);
         assertThat(chrome.get("data").toString()).as("every pageview but p2's").isEqualTo("[0,1,2,2,1,0,2,0,1,0,1]");
 
+        // Stickiness, saved as PostHog's StickinessQuery and as a legacy filter: p3 and p4 came on one day, p2 and p5 on
+        // two, p1 on six of the eleven.
+        final long sticky = insight("{\"name\":\"query stickiness\",\"query\":{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":"
+                + "\"StickinessQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}],\"interval\":\"day\","
+                + "\"dateRange\":{" + RANGE + "},\"stickinessFilter\":{\"computedAs\":\"cumulative\"}}}}");
+        final JsonNode orMore = get(sticky, "?refresh=blocking").get("result").get(0);
+        assertThat(orMore.get("data").toString()).isEqualTo("[5,3,1,1,1,1,0,0,0,0,0]");
+        assertThat(orMore.get("labels").get(1).asText()).isEqualTo("2 days or more");
+        final JsonNode legacy = get(insight("{\"name\":\"legacy stickiness\",\"filters\":{\"insight\":\"STICKINESS\","
+                + "\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}}"), "?refresh=blocking").get("result").get(0);
+        assertThat(legacy.get("data").toString()).isEqualTo("[2,2,0,0,0,1,0,0,0,0,0]");
+        assertThat(legacy.get("count").asInt()).isEqualTo(5);
+
         final JsonNode funnel = get(insight("{\"name\":\"signup funnel\",\"query\":" + FUNNEL_QUERY + "}"), "?refresh=blocking");
         assertThat(funnel.get("result")).extracting(step -> step.get("count").asInt()).containsExactly(4, 3);
         assertThat(funnel.get("result").get(1).get("average_conversion_time").asDouble()).as("1 h each").isEqualTo(3600);

@@ -239,7 +239,8 @@ class ScaleOutIT {
             return null;
         }
         assertThat(funnel.statusCode()).as(funnel.body()).isEqualTo(200);
-        return ReferenceAnalytics.parse(totals, byUrl, TestEddy.json(funnel).path("result"));
+        final JsonNode sticky = trend(gateway, queries.get(3));
+        return sticky == null ? null : ReferenceAnalytics.parse(totals, byUrl, TestEddy.json(funnel).path("result"), sticky);
     }
 
     @Test

@@ -320,6 +320,22 @@ public final class SeriesPartial {
         return cell;
     }
 
+    /**
+     * For each actor of a distinct-actor series without a breakdown, in how many buckets it was active: what
+     * stickiness counts.
+     */
+    public Map<String, Integer> activeBuckets() {
+        final Map<String, Integer> buckets = new HashMap<>();
+        for (final Cell[] row : cells.values()) {
+            for (final Cell cell : row) {
+                if (cell != null && cell.actors != null) {
+                    cell.actors.forEach(actor -> buckets.merge(actor, 1, Integer::sum));
+                }
+            }
+        }
+        return buckets;
+    }
+
     /** Adds another partial of the same series and range into this one. */
     public SeriesPartial merge(final SeriesPartial other) {
         if (other.math != math || !other.range.equals(range)) {

@@ -174,12 +174,27 @@ public final class TrendQuery {
         return range;
     }
 
+    /** The series, in PostHog's order. */
+    List<Series> seriesList() {
+        return series;
+    }
+
+    /** The current period, then the previous one with {@code compare}. */
+    List<DateRange> periods() {
+        return ranges;
+    }
+
     /** Per-series partial aggregates of some of the events; partials of the same query add up. */
     public static final class Partial {
         private final List<SeriesPartial> series;
 
         Partial(final List<SeriesPartial> series) {
             this.series = series;
+        }
+
+        /** The partial of series {@code index} of a period ({@code period × series + series order}). */
+        SeriesPartial seriesPartial(final int index) {
+            return series.get(index);
         }
 
         public Partial merge(final Partial other) {

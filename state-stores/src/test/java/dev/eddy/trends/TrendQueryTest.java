@@ -2,6 +2,8 @@ package dev.eddy.trends;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.eddy.trends.TrendTesting.ints;
+import static dev.eddy.trends.TrendTesting.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -202,7 +204,7 @@ class TrendQueryTest {
         final TrendQuery trend = TrendQuery.parse(read("{\"events\":[{\"id\":\"a\"}],\"interval\":\"hour\",\"breakdown\":\"v\","
                 + "\"date_from\":\"2014-05-01\",\"date_to\":\"2020-01-01\"}"), ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
         final TrendQuery.Partial partial = trend.partial();
-        final PropertyLookup none = NO_PROPERTIES;
+        final PropertyLookup none = TrendTesting.NO_PROPERTIES;
         assertThatThrownBy(() -> {
             for (int i = 0; i < 300; i++) {
                 trend.add(partial, "p", new TimelineEvent(Instant.parse("2019-01-01T00:00:00Z").toEpochMilli() * 1000, UUID.randomUUID(), "a", "d",
@@ -286,7 +288,7 @@ class TrendQueryTest {
                 ZoneOffset.UTC, DayOfWeek.SUNDAY, null, NOW, Optional::empty);
         final TrendQuery.Partial local = trend.partial();
         final TrendQuery.Partial travelling = trend.partial();
-        final PropertyLookup none = NO_PROPERTIES;
+        final PropertyLookup none = TrendTesting.NO_PROPERTIES;
         for (int i = 0; i < 40; i++) {
             final String person = new UUID(7, i % 10).toString();
             final long micros = Instant.parse("2020-01-2" + (8 + i % 2) + "T10:00:00Z").toEpochMilli() * 1000 + i;
@@ -343,32 +345,4 @@ class TrendQueryTest {
         return trend.result(first.merge(trend.decode(second.encode())));
     }
 
-    /** Persons and groups without properties. */
-    private static final PropertyLookup NO_PROPERTIES = new PropertyLookup() {
-        @Override
-        public ObjectNode person(final String personUuid) {
-            return Json.mapper().createObjectNode();
-        }
-
-        @Override
-        public ObjectNode group(final int typeIndex, final String groupKey) {
-            return Json.mapper().createObjectNode();
-        }
-    };
-
-    private static JsonNode read(final String json) {
-        try {
-            return Json.mapper().readTree(json);
-        } catch (final java.io.IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static int[] ints(final JsonNode array) {
-        final int[] values = new int[array.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = array.get(i).asInt();
-        }
-        return values;
-    }
 }

@@ -6,30 +6,36 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What calculating a saved insight means: a trend or a funnel over a legacy filter, nothing (an insight that defines
+ * What calculating a saved insight means: a trend, a funnel or stickiness over a legacy filter, nothing (an insight that defines
  * no query yet), or a kind Eddy cannot calculate, with the reason. A {@code query} wins over {@code filters}, as in
- * PostHog; it is an {@code InsightVizNode} wrapping a {@code TrendsQuery} or {@code FunnelsQuery} (or that query
- * itself), translated by {@link QueryTranslation}. Legacy {@code filters} without {@code insight} are a trend. Dashboard
+ * PostHog; it is an {@code InsightVizNode} wrapping a {@code TrendsQuery}, {@code FunnelsQuery} or {@code StickinessQuery}
+ * (or that query itself), translated by {@link QueryTranslation}. Legacy {@code filters} without {@code insight} are a
+ * trend, and a trend {@code shown_as: Stickiness} is stickiness, as in PostHog. Dashboard
  * overrides are applied before ({@link DashboardOverride}).
  *
  * @param kind        what to run
- * @param filter      the legacy filter for {@link Kind#TREND} and {@link Kind#FUNNEL}
+ * @param filter      the legacy filter for the kinds Eddy {@link Kind#calculated calculates}
  * @param problem     why Eddy cannot calculate it, for {@link Kind#UNSUPPORTED} and {@link Kind#INVALID}
  */
 public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
 
     public enum Kind {
-        TREND, FUNNEL,
+        TREND, FUNNEL, STICKINESS,
         /** Defines no query yet: there is nothing to calculate. */
         NOTHING,
         /** A kind of insight Eddy does not calculate: never calculated, its status says why. */
         UNSUPPORTED,
         /** A trend or funnel asking for what Eddy cannot answer: calculating it fails as the engine's refusals do. */
-        INVALID
+        INVALID;
+
+        /** Whether Eddy calculates insights of this kind (over {@link #filter}). */
+        public boolean calculated() {
+            return this == TREND || this == FUNNEL || this == STICKINESS;
+        }
     }
 
     private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
-    private static final List<String> LEGACY_OTHERS = List.of("RETENTION", "PATHS", "STICKINESS", "LIFECYCLE");
+    private static final List<String> LEGACY_OTHERS = List.of("RETENTION", "PATHS", "LIFECYCLE");
 
     public static InsightCalculation of(final JsonNode filters, final JsonNode query) {
         if (query != null && query.isObject() && !query.isEmpty()) {
@@ -39,6 +45,9 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
             return new InsightCalculation(Kind.NOTHING, null, null);
         }
         final String insight = filters.path("insight").asText("TRENDS").toUpperCase(Locale.ROOT);
+        if ("STICKINESS".equals(insight) || "TRENDS".equals(insight) && "Stickiness".equalsIgnoreCase(filters.path("shown_as").asText())) {
+            return new InsightCalculation(Kind.STICKINESS, ((ObjectNode) filters).deepCopy(), null);
+        }
         if ("TRENDS".equals(insight) || "FUNNELS".equals(insight)) {
             return new InsightCalculation("TRENDS".equals(insight) ? Kind.TREND : Kind.FUNNEL, ((ObjectNode) filters).deepCopy(), null);
         }
@@ -53,15 +62,18 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         final JsonNode source = WRAPPERS.contains(kind) ? query.path("source") : query;
         final String sourceKind = source.path("kind").asText();
         return switch (sourceKind) {
-            case "TrendsQuery", "FunnelsQuery" -> {
+            case "TrendsQuery", "FunnelsQuery", "StickinessQuery" -> {
                 try {
-                    yield new InsightCalculation(QueryTranslation.isTrend(source) ? Kind.TREND : Kind.FUNNEL,
-                            QueryTranslation.toFilter(source), null);
+                    yield new InsightCalculation(switch (sourceKind) {
+                        case "TrendsQuery" -> Kind.TREND;
+                        case "FunnelsQuery" -> Kind.FUNNEL;
+                        default -> Kind.STICKINESS;
+                    }, QueryTranslation.toFilter(source), null);
                 } catch (final IllegalArgumentException e) {
                     yield new InsightCalculation(Kind.INVALID, null, e.getMessage());
                 }
             }
-            case "RetentionQuery", "PathsQuery", "StickinessQuery", "LifecycleQuery" ->
+            case "RetentionQuery", "PathsQuery", "LifecycleQuery" ->
                     unsupported(sourceKind.replace("Query", "") + " insights are not supported by Eddy yet.");
             case "HogQLQuery" -> unsupported("SQL (HogQL) insights are not supported by Eddy yet.");
             case "" -> unsupported("The insight's query has no kind.");

@@ -47,7 +47,7 @@ public final class InsightCalculations {
     private static final String CONCURRENCY_LIMIT = "concurrency_limit_exceeded";
     private static final String CANCELLED = "The calculation was cancelled.";
 
-    /** The trend and funnel engine: {@link InsightQueryService}'s calculations. */
+    /** The trend, funnel and stickiness engine: {@link InsightQueryService}'s calculations. */
     public interface Engine {
         /** A fresh control, with the configured time limit, for one calculation. */
         QueryControl control();
@@ -55,6 +55,8 @@ public final class InsightCalculations {
         Future<? extends JsonNode> trend(Project project, JsonNode filter, QueryControl control);
 
         Future<? extends JsonNode> funnel(Project project, JsonNode filter, QueryControl control);
+
+        Future<? extends JsonNode> stickiness(Project project, JsonNode filter, QueryControl control);
 
         static Engine of(final InsightQueryService service) {
             return new Engine() {
@@ -71,6 +73,11 @@ public final class InsightCalculations {
                 @Override
                 public Future<? extends JsonNode> funnel(final Project project, final JsonNode filter, final QueryControl control) {
                     return service.funnel(project, filter, control);
+                }
+
+                @Override
+                public Future<? extends JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
+                    return service.stickiness(project, filter, control);
                 }
             };
         }
@@ -188,7 +195,7 @@ public final class InsightCalculations {
     /** What the cache holds for a publicly shared insight (its viewer never starts a calculation). */
     public Insight cachedOnly(final long projectId, final Insight insight) {
         final InsightCalculation calculation = InsightCalculation.of(insight.filters(), insight.query());
-        if (calculation.kind() != InsightCalculation.Kind.TREND && calculation.kind() != InsightCalculation.Kind.FUNNEL) {
+        if (!calculation.kind().calculated()) {
             return insight.withResults(empty(insight.timezone(), null));
         }
         final ResultCache.Key key = new ResultCache.Key(projectId, insight.id(), calculation.kind() + " " + calculation.filter());
@@ -274,6 +281,7 @@ public final class InsightCalculations {
             result = switch (c.kind()) {
                 case TREND -> engine.trend(job.project(), c.filter(), control);
                 case FUNNEL -> engine.funnel(job.project(), c.filter(), control);
+                case STICKINESS -> engine.stickiness(job.project(), c.filter(), control);
                 default -> Future.failedFuture(ApiError.badRequest("invalid_input", c.problem(), null));
             };
         } catch (final RuntimeException e) {

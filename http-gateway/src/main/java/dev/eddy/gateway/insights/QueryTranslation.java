@@ -32,11 +32,6 @@ public final class QueryTranslation {
     private QueryTranslation() {
     }
 
-    /** Whether {@code source} (an insight's query, unwrapped) is a trend; false for a funnel. */
-    public static boolean isTrend(final JsonNode source) {
-        return "TrendsQuery".equals(source.path("kind").asText());
-    }
-
     /**
      * A {@code TrendsQuery} or {@code FunnelsQuery} as a legacy filter ({@code insight} TRENDS or FUNNELS).
      *
@@ -44,19 +39,29 @@ public final class QueryTranslation {
      */
     public static ObjectNode toFilter(final JsonNode source) {
         final String kind = source.path("kind").asText();
+        final boolean stickiness = "StickinessQuery".equals(kind);
         final boolean trend = "TrendsQuery".equals(kind);
-        if (!trend && !"FunnelsQuery".equals(kind)) {
-            throw new IllegalArgumentException(kind + " is not a trends or funnels query");
+        if (!trend && !stickiness && !"FunnelsQuery".equals(kind)) {
+            throw new IllegalArgumentException(kind + " is not a trends, funnels or stickiness query");
         }
         final ObjectNode filter = Json.mapper().createObjectNode();
-        filter.put("insight", trend ? "TRENDS" : "FUNNELS");
-        filter.set("events", series(source.path("series"), trend));
+        filter.put("insight", stickiness ? "STICKINESS" : trend ? "TRENDS" : "FUNNELS");
+        filter.set("events", series(source.path("series"), trend || stickiness));
         final JsonNode range = source.path("dateRange");
         copy(range, "date_from", filter, "date_from");
         copy(range, "date_to", filter, "date_to");
         copy(source, "interval", filter, "interval");
         copy(source, "properties", filter, "properties");
         copy(source, "filterTestAccounts", filter, "filter_test_accounts");
+        if (stickiness) {
+            // No breakdown: PostHog's stickiness has none.
+            final JsonNode options = source.path("stickinessFilter");
+            copy(options, "computedAs", filter, "computed_as");
+            copy(options, "stickinessCriteria", filter, "stickiness_criteria");
+            copy(source, "intervalCount", filter, "interval_count");
+            compare(source, filter);
+            return filter;
+        }
         breakdown(source.path("breakdownFilter"), filter);
         if (trend) {
             trendsFilter(source, filter);
@@ -129,6 +134,10 @@ public final class QueryTranslation {
             final JsonNode formula = formulas.get(0);
             filter.set("formula", formula.isTextual() ? formula : formula.path("formula"));
         }
+        compare(source, filter);
+    }
+
+    private static void compare(final JsonNode source, final ObjectNode filter) {
         final JsonNode compare = source.path("compareFilter");
         copy(compare, "compare", filter, "compare");
         copy(compare, "compare_to", filter, "compare_to");

@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * {@code POST /api/projects/:project_id/insights/trend} and {@code /insights/funnel} (the query as a JSON body) and
  * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
- * PostHog's legacy query endpoints, answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
+ * PostHog's legacy query endpoints (the trend one also answers stickiness: {@code insight: STICKINESS}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
  * (and {@code next} for trends).
  */
 public final class InsightQueryRoutes {
@@ -44,7 +44,8 @@ public final class InsightQueryRoutes {
     private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> (trend ? queries.trend(project, query).map(JsonNode.class::cast) : queries.funnel(project, query)).map(result -> {
+                .compose(project -> (!trend ? queries.funnel(project, query)
+                        : stickiness(query) ? queries.stickiness(project, query) : queries.trend(project, query)).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());
@@ -59,6 +60,14 @@ public final class InsightQueryRoutes {
                 }))
                 .onSuccess(body -> Responses.json(ctx, 200, body))
                 .onFailure(ctx::fail);
+    }
+
+    /**
+     * Whether a query of the trend route asks for stickiness: {@code insight: STICKINESS}, or PostHog's older way, a
+     * trend {@code shown_as: Stickiness}.
+     */
+    public static boolean stickiness(final JsonNode query) {
+        return "STICKINESS".equalsIgnoreCase(query.path("insight").asText()) || "Stickiness".equalsIgnoreCase(query.path("shown_as").asText());
     }
 
     private static JsonNode body(final RoutingContext ctx) {

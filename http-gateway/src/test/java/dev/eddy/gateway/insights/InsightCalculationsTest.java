@@ -324,6 +324,11 @@ class InsightCalculationsTest {
         public Future<JsonNode> funnel(final Project project, final JsonNode filter, final QueryControl control) {
             return trend(project, filter, control);
         }
+
+        @Override
+        public Future<JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
+            return trend(project, filter, control);
+        }
     }
 
     private static final class MutableClock extends Clock {

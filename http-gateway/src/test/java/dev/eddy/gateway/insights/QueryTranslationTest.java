@@ -61,6 +61,25 @@ class QueryTranslationTest {
     }
 
     @Test
+    void stickinessIsAStickinessQueryALegacyInsightOrATrendShownAsStickiness() {
+        final InsightCalculation query = InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"StickinessQuery\","
+                + "\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\",\"math\":\"dau\"}],\"interval\":\"week\","
+                + "\"dateRange\":{\"date_from\":\"-30d\"},\"compareFilter\":{\"compare\":true},\"stickinessFilter\":{\"computedAs\":\"cumulative\"},"
+                + "\"breakdownFilter\":{\"breakdown\":\"$browser\"}}}"));
+        assertThat(query.kind()).isEqualTo(InsightCalculation.Kind.STICKINESS);
+        assertThat(query.filter().get("insight").asText()).isEqualTo("STICKINESS");
+        assertThat(query.filter().get("computed_as").asText()).isEqualTo("cumulative");
+        assertThat(query.filter().get("compare").asBoolean()).isTrue();
+        assertThat(query.filter().get("interval").asText()).isEqualTo("week");
+        assertThat(query.filter().has("breakdown")).as("stickiness has no breakdown").isFalse();
+        assertThat(query.filter().get("events").get(0).get("id").asText()).isEqualTo("$pageview");
+        assertThat(InsightCalculation.of(json("{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"a\"}]}"), null).kind())
+                .isEqualTo(InsightCalculation.Kind.STICKINESS);
+        assertThat(InsightCalculation.of(json("{\"insight\":\"TRENDS\",\"shown_as\":\"Stickiness\",\"events\":[{\"id\":\"a\"}]}"), null).kind())
+                .isEqualTo(InsightCalculation.Kind.STICKINESS);
+    }
+
+    @Test
     void otherInsightKindsAreUnsupportedWithAReason() {
         assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\"}"), null).problem())
                 .isEqualTo("Retention insights are not supported by Eddy yet.");

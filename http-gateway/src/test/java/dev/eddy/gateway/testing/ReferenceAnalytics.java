@@ -46,9 +46,10 @@ public final class ReferenceAnalytics {
      * @param dau    distinct persons with a {@code view} per day
      * @param byUrl  per URL, {@code view} events not on Safari per day
      * @param funnel persons reaching each step of view → signup → buy in {@link #WINDOW_DAYS} days
+     * @param sticky persons with a {@code view} on exactly 1, 2, ... of the range's days (stickiness)
      */
     public record Answers(Map<LocalDate, Long> views, Map<LocalDate, Long> dau, Map<String, Map<LocalDate, Long>> byUrl,
-                          List<Integer> funnel) {
+                          List<Integer> funnel, List<Long> sticky) {
     }
 
     private final String run;
@@ -174,6 +175,15 @@ public final class ReferenceAnalytics {
         }
         final Map<LocalDate, Long> dau = new TreeMap<>();
         daily.forEach((day, who) -> dau.put(day, (long) who.size()));
+        final Map<String, Integer> daysActive = new HashMap<>();
+        daily.forEach((day, who) -> {
+            if (!day.isBefore(firstDay) && !day.isAfter(lastDay)) {
+                who.forEach(p -> daysActive.merge(p, 1, Integer::sum));
+            }
+        });
+        final Long[] sticky = new Long[(int) java.time.temporal.ChronoUnit.DAYS.between(firstDay, lastDay) + 1];
+        java.util.Arrays.fill(sticky, 0L);
+        daysActive.values().forEach(n -> sticky[n - 1]++);
         final int[] reached = new int[3];
         for (final List<Sent> events : byPerson.values()) {
             final int steps = funnelSteps(events);
@@ -181,7 +191,7 @@ public final class ReferenceAnalytics {
                 reached[s]++;
             }
         }
-        return new Answers(views, dau, byUrl, List.of(reached[0], reached[1], reached[2]));
+        return new Answers(views, dau, byUrl, List.of(reached[0], reached[1], reached[2]), List.of(sticky));
     }
 
     /**
@@ -209,7 +219,7 @@ public final class ReferenceAnalytics {
         return best;
     }
 
-    /** The trend and funnel queries whose answers {@link #parse} reads, in that order. */
+    /** The trend, funnel and stickiness queries whose answers {@link #parse} reads, in that order. */
     public List<String> queries() {
         final String range = "\"date_from\":\"" + firstDay + "\",\"date_to\":\"" + lastDay + "\"";
         return List.of(
@@ -218,11 +228,12 @@ public final class ReferenceAnalytics {
                         + "\"type\":\"event\"}],\"breakdown\":\"$current_url\",\"breakdown_type\":\"event\",\"interval\":\"day\"," + range + "}",
                 "{\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"" + view() + "\",\"order\":0},{\"id\":\"" + signup() + "\",\"order\":1},"
                         + "{\"id\":\"" + buy() + "\",\"order\":2}],\"funnel_window_interval\":" + WINDOW_DAYS
-                        + ",\"funnel_window_interval_unit\":\"day\"," + range + "}");
+                        + ",\"funnel_window_interval_unit\":\"day\"," + range + "}",
+                "{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"" + view() + "\"}],\"interval\":\"day\"," + range + "}");
     }
 
-    /** Eddy's answers to {@link #queries}: the two trends' and the funnel's results, as {@link Answers}. */
-    public static Answers parse(final JsonNode totals, final JsonNode byUrl, final JsonNode funnel) {
+    /** Eddy's answers to {@link #queries}: the two trends', the funnel's and the stickiness results, as {@link Answers}. */
+    public static Answers parse(final JsonNode totals, final JsonNode byUrl, final JsonNode funnel, final JsonNode sticky) {
         final Map<String, Map<LocalDate, Long>> urls = new TreeMap<>();
         byUrl.forEach(series -> {
             final Map<LocalDate, Long> days = days(series);
@@ -232,7 +243,9 @@ public final class ReferenceAnalytics {
         });
         final List<Integer> steps = new ArrayList<>();
         funnel.forEach(step -> steps.add(step.path("count").asInt()));
-        return new Answers(days(totals.path(0)), days(totals.path(1)), urls, steps);
+        final List<Long> actors = new ArrayList<>();
+        sticky.path(0).path("data").forEach(n -> actors.add(n.asLong()));
+        return new Answers(days(totals.path(0)), days(totals.path(1)), urls, steps, actors);
     }
 
     /** A series' days with a value other than 0. */

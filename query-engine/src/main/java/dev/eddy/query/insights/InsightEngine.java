@@ -22,6 +22,7 @@ import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.StreamsApp;
 import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.PropertyLookup;
+import dev.eddy.trends.StickinessQuery;
 import dev.eddy.trends.TimelineEventSource;
 import dev.eddy.trends.TrendQuery;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -296,7 +297,8 @@ public final class InsightEngine {
 
     public enum Kind {
         TREND(new TrendEngine()),
-        FUNNEL(new FunnelEngine());
+        FUNNEL(new FunnelEngine()),
+        STICKINESS(new StickinessEngine());
 
         final Engine<?, ?> engine;
 
@@ -439,6 +441,73 @@ public final class InsightEngine {
 
         @Override
         public JsonNode result(final TrendQuery query, final TrendQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
+     * Stickiness reads the partials of its trend of distinct actors per interval ({@link StickinessQuery#trend}), rollups
+     * and kept answers included, and counts the actors of the merged whole by how many intervals they were active in.
+     */
+    private static final class StickinessEngine implements Engine<StickinessQuery, TrendQuery.Partial> {
+        private final TrendEngine trends = new TrendEngine();
+
+        @Override
+        public StickinessQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return StickinessQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public TrendQuery.Partial partial(final StickinessQuery query) {
+            return trends.partial(query.trend());
+        }
+
+        @Override
+        public void scan(final StickinessQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
+                         final PropertyLookup properties, final Instant now, final Runnable check) {
+            trends.scan(query.trend(), partial, events, properties, now, check);
+        }
+
+        @Override
+        public boolean count(final StickinessQuery query, final TrendQuery.Partial partial, final HourlyCells hourly,
+                             final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
+            return trends.count(query.trend(), partial, hourly, markers, projectId);
+        }
+
+        @Override
+        public void scanBlocks(final StickinessQuery query, final TrendQuery.Partial partial, final StoredBlocks.Source blocks,
+                               final StoredBlocks.Sealed sealed, final PropertyLookup properties, final Instant now, final Runnable check,
+                               final BlockAnswers answers, final Optional<String> kept, final long projectId, final int partition) {
+            trends.scanBlocks(query.trend(), partial, blocks, sealed, properties, now, check, answers, kept, projectId, partition);
+        }
+
+        @Override
+        public boolean overlaps(final StickinessQuery query, final long firstMicros, final long lastMicros) {
+            return trends.overlaps(query.trend(), firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final StickinessQuery query) {
+            return trends.shape(query.trend());
+        }
+
+        @Override
+        public TrendQuery.Partial merge(final TrendQuery.Partial into, final TrendQuery.Partial other) {
+            return trends.merge(into, other);
+        }
+
+        @Override
+        public byte[] encode(final TrendQuery.Partial partial) {
+            return trends.encode(partial);
+        }
+
+        @Override
+        public TrendQuery.Partial decode(final StickinessQuery query, final byte[] bytes) {
+            return trends.decode(query.trend(), bytes);
+        }
+
+        @Override
+        public JsonNode result(final StickinessQuery query, final TrendQuery.Partial whole) {
             return query.result(whole);
         }
     }

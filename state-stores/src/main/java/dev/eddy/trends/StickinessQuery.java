@@ -1,0 +1,146 @@
+package dev.eddy.trends;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * PostHog's stickiness insight ({@code insight: STICKINESS}, or a trend {@code shown_as: Stickiness}): for each series,
+ * how many actors did it in exactly 1, 2, ..., N of the range's N intervals. An actor is a person, or a group with
+ * {@code math: unique_group}; every other math counts persons, as PostHog rewrites it to {@code dau}.
+ *
+ * <p>It is read as the trend of distinct actors per interval over the same series, filters and range (the trend's
+ * partials keep each interval's actors, merged across instances), whose actors are then counted by the number of
+ * intervals they appear in. So it reads what trends read, rollups included, and every number follows the trend's
+ * date handling: N is the number of the trend's buckets, the interval holding {@code date_from} and the one holding
+ * {@code date_to} both counting. As in PostHog, breakdowns, formulas and the display are not part of it and are
+ * ignored; {@code compare} gives each series a current and a previous item.
+ */
+public final class StickinessQuery {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The trend's options that have no meaning for stickiness: PostHog drops them too. */
+    private static final List<String> DROPPED = List.of("breakdown", "breakdown_type", "breakdown_limit", "breakdown_group_type_index",
+            "breakdown_hide_other_aggregation", "breakdown_normalize_url", "breakdown_histogram_bin_count", "breakdowns", "formula",
+            "display", "shown_as");
+
+    private final TrendQuery trend;
+    private final boolean cumulative;
+
+    private StickinessQuery(final TrendQuery trend, final boolean cumulative) {
+        this.trend = trend;
+        this.cumulative = cumulative;
+    }
+
+    /**
+     * @param query the legacy filter; besides the trend's fields, {@code computed_as} ({@code non_cumulative}, the default,
+     *              or {@code cumulative}: each count of k intervals includes the actors of more)
+     * @throws IllegalArgumentException naming what is wrong with the query, or what Eddy does not answer yet
+     */
+    public static StickinessQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
+                                        final Instant now, final Supplier<Optional<Instant>> earliest) {
+        if (!query.isObject()) {
+            throw new IllegalArgumentException("a stickiness query must be an object");
+        }
+        for (final String criteria : List.of("stickiness_criteria", "stickinessCriteria")) {
+            if (query.hasNonNull(criteria)) {
+                throw new IllegalArgumentException("stickiness criteria are not supported by Eddy yet");
+            }
+        }
+        for (final String count : List.of("interval_count", "intervalCount")) {
+            if (query.hasNonNull(count) && query.get(count).asInt(0) != 1) {
+                throw new IllegalArgumentException("an interval count other than 1 is not supported by Eddy yet");
+            }
+        }
+        final String computedAs = query.path("computed_as").asText("non_cumulative");
+        if (!List.of("non_cumulative", "cumulative").contains(computedAs)) {
+            throw new IllegalArgumentException("computed_as must be non_cumulative or cumulative, got '" + computedAs + "'");
+        }
+        final ObjectNode asTrend = ((ObjectNode) query).deepCopy();
+        DROPPED.forEach(asTrend::remove);
+        final JsonNode events = asTrend.path("events");
+        if (events.isArray()) {
+            for (final JsonNode entity : events) {
+                if (entity.isObject()) {
+                    // Stickiness counts actors: groups when asked, persons for every other math.
+                    final ObjectNode e = (ObjectNode) entity;
+                    if (!"unique_group".equals(e.path("math").asText())) {
+                        e.put("math", "dau");
+                        e.remove("math_property");
+                    }
+                }
+            }
+        }
+        return new StickinessQuery(TrendQuery.parse(asTrend, zone, weekStart, testAccountFilters, now, earliest), "cumulative".equals(computedAs));
+    }
+
+    /** The trend of distinct actors per interval whose partials this query reads. */
+    public TrendQuery trend() {
+        return trend;
+    }
+
+    /** PostHog's result items from the whole trend partial: each series, and with {@code compare} its previous period after it. */
+    public ArrayNode result(final TrendQuery.Partial whole) {
+        final ArrayNode result = NODES.arrayNode();
+        final List<TrendQuery.Series> series = trend.seriesList();
+        final List<DateRange> periods = trend.periods();
+        for (int i = 0; i < series.size(); i++) {
+            for (int r = 0; r < periods.size(); r++) {
+                final ObjectNode item = item(series.get(i), periods.get(r), whole.seriesPartial(r * series.size() + i));
+                if (periods.size() > 1) {
+                    item.put("compare", true);
+                    item.put("compare_label", r == 0 ? "current" : "previous");
+                }
+                result.add(item);
+            }
+        }
+        return result;
+    }
+
+    private ObjectNode item(final TrendQuery.Series s, final DateRange period, final SeriesPartial partial) {
+        final int intervals = period.buckets().size();
+        final long[] actors = new long[intervals];
+        for (final int active : partial.activeBuckets().values()) {
+            if (active >= 1 && active <= intervals) {
+                actors[active - 1]++;
+            }
+        }
+        long count = 0;
+        for (final long n : actors) {
+            count += n;
+        }
+        if (cumulative) {
+            for (int k = intervals - 2; k >= 0; k--) {
+                actors[k] += actors[k + 1];
+            }
+        }
+        final String unit = period.interval().lowerName();
+        final ObjectNode node = NODES.objectNode();
+        node.put("count", count);
+        final ArrayNode data = node.putArray("data");
+        final ArrayNode days = node.putArray("days");
+        final ArrayNode labels = node.putArray("labels");
+        for (int k = 1; k <= intervals; k++) {
+            data.add(actors[k - 1]);
+            days.add(k);
+            labels.add(k + " " + unit + (k == 1 ? "" : "s") + (cumulative ? " or more" : ""));
+        }
+        node.put("label", s.label());
+        final ObjectNode action = node.putObject("action");
+        action.put("order", s.order());
+        action.put("type", "events");
+        action.put("name", s.label());
+        action.set("id", s.event().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
+        action.set("custom_name", s.definition().path("custom_name").isTextual() ? s.definition().get("custom_name") : NODES.nullNode());
+        action.put("math", s.math().name().toLowerCase(Locale.ROOT));
+        action.set("math_group_type_index", s.mathGroupTypeIndex().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
+        return node;
+    }
+}
