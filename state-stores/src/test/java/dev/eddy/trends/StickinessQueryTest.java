@@ -7,8 +7,6 @@ import static dev.eddy.trends.TrendTesting.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.DayOfWeek;
