@@ -1,6 +1,6 @@
 // The shared dashboard page in a real browser: Debian's Chromium, driven by playwright-core (from this folder's npm
-// project, which the build installs before the integration tests). SharedDashboardBrowserIT sets up Eddy (a dashboard with a trend, a funnel and a bold
-// number tile, shared) and runs this with:
+// project, which the build installs before the integration tests). SharedDashboardBrowserIT sets up Eddy (a dashboard
+// with a trend, a funnel, stickiness, a lifecycle and a bold number tile, shared) and runs this with:
 //   PAGE_URL        the page, http://127.0.0.1:PORT/shared/TOKEN
 //   CAPTURE_URL     Eddy's /batch/ endpoint, PROJECT_TOKEN its project API key
 //   VIEW_EVENT, SIGNUP_EVENT, PAY_EVENT   the events the tiles count
@@ -136,6 +136,13 @@ async function main() {
       'the bold number tile');
     const funnel = byName(first, 'Signup funnel');
     same([funnel.kind, funnel.values, funnel.canvas], ['funnel', expected.funnel, true], 'the funnel tile');
+    // Every viewer came once, today: on one day of eight (stickiness), and new today (the lifecycle's last interval).
+    const sticky = byName(first, 'Stickiness');
+    same([sticky.kind, sticky.total, sticky.canvas, sticky.values], ['stickiness', expected.views, true, [[expected.views, 0, 0, 0, 0, 0, 0, 0]]],
+      'the stickiness tile');
+    const lifecycle = byName(first, 'Lifecycle');
+    same([lifecycle.kind, lifecycle.total, lifecycle.canvas, lifecycle.values.length], ['lifecycle', expected.views, true, 4], 'the lifecycle tile');
+    same(lifecycle.values[0].slice(-1), [expected.views], 'the persons new today');
 
     await page.evaluate(() => { window.eddyTestMarker = 'the same page'; });
     const now = { views: expected.views, funnel: [...expected.funnel] };

@@ -148,7 +148,9 @@ function create(id) {
 function draw(entry, view) {
   if (view.type === 'line' || view.type === 'bar') {
     const indexAxis = view.horizontal ? 'y' : 'x';
-    if (entry.chart && entry.chart.config.type === view.type && entry.chart.options.indexAxis === indexAxis) {
+    const stacked = Boolean(view.stacked);
+    if (entry.chart && entry.chart.config.type === view.type && entry.chart.options.indexAxis === indexAxis
+        && Boolean(entry.chart.options.scales.x.stacked) === stacked) {
       entry.chart.data.labels = view.labels;
       entry.chart.data.datasets = view.datasets;
       entry.chart.update();
@@ -166,7 +168,11 @@ function draw(entry, view) {
         maintainAspectRatio: false,
         animation: { duration: 250 },
         plugins: { legend: { display: view.datasets.length > 1 || view.type === 'line' } },
-        scales: { [view.horizontal ? 'x' : 'y']: { beginAtZero: true, ticks: { precision: 0 } } },
+        scales: {
+          x: { stacked },
+          y: { stacked },
+          [view.horizontal ? 'x' : 'y']: { stacked, beginAtZero: true, ticks: { precision: 0 } },
+        },
       },
     });
     return;

@@ -5,6 +5,7 @@
 // that a test, or a curious reader, can see exactly what is drawn:
 //   trend lines:  values = each series' data points, total = the first series' count;
 //   stickiness:   the same, over "1 day", "2 days", ... (the persons active on exactly that many days);
+//   lifecycles:   stacked bars, values = each status's data points (dormant negative), total = the new persons;
 //   total values: values = each series' aggregated_value, total = the first one's (what a bold number shows);
 //   funnels:      values = each step's count (the first breakdown value's), total = the first step's count.
 
@@ -34,7 +35,7 @@ export function describe(tile) {
   if (tile.kind === 'pending') {
     return note('Waiting for live results…');
   }
-  if (tile.kind !== 'trend' && tile.kind !== 'funnel' && tile.kind !== 'stickiness') {
+  if (!['trend', 'funnel', 'stickiness', 'lifecycle'].includes(tile.kind)) {
     return note(tile.kind === 'nothing' ? 'This insight has no query yet.' : 'This kind of insight is not drawn here.');
   }
   if (tile.result == null) {
@@ -43,7 +44,34 @@ export function describe(tile) {
   if (tile.kind === 'stickiness') {
     return stickiness(tile);
   }
+  if (tile.kind === 'lifecycle') {
+    return lifecycle(tile);
+  }
   return tile.kind === 'trend' ? trend(tile) : funnel(tile);
+}
+
+/** A lifecycle as PostHog draws it: a bar per interval, its statuses stacked, the dormant below zero. */
+const LIFECYCLE_COLORS = { new: '#1d4aff', returning: '#30a46c', resurrecting: '#8e4ec6', dormant: '#e5484d' };
+
+function lifecycle(tile) {
+  const statuses = Array.isArray(tile.result) ? tile.result : [];
+  if (!statuses.length) {
+    return note('No events in this range.');
+  }
+  const values = statuses.map((s) => (Array.isArray(s.data) ? s.data.map(number) : []));
+  return {
+    type: 'bar',
+    horizontal: false,
+    stacked: true,
+    labels: statuses[0].labels ?? statuses[0].days ?? [],
+    datasets: statuses.map((s, i) => ({
+      label: s.status,
+      data: values[i],
+      backgroundColor: LIFECYCLE_COLORS[s.status] ?? PALETTE[i % PALETTE.length],
+    })),
+    values,
+    total: number(statuses[0].count),
+  };
 }
 
 /** Stickiness as PostHog draws it: a line per series over its intervals' labels ("1 day", "2 days", ...). */

@@ -123,6 +123,32 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void aLifecycleClassifiesEachPersonEachDay() {
+        // Each person was created by its first event: p2 on the 9th, the visitor on the 10th (anonymous, then one person
+        // with user-1), p1 on the 11th, p3 on the 12th, p4 on the 15th.
+        final JsonNode result = trend("{\"insight\":\"LIFECYCLE\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result");
+        assertThat(result).extracting(i -> i.get("status").asText()).containsExactly("new", "returning", "resurrecting", "dormant");
+        assertThat(result).extracting(i -> i.get("data").toString()).containsExactly(
+                "[1.0,1.0,1.0,1.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0]",
+                "[0.0,0.0,1.0,1.0,1.0,0.0,0.0,0.0,0.0,0.0,0.0]",
+                "[0.0,0.0,0.0,1.0,0.0,0.0,1.0,0.0,1.0,0.0,1.0]",
+                "[0.0,-1.0,0.0,-1.0,-2.0,-1.0,0.0,-2.0,0.0,-1.0,0.0]");
+        assertThat(result.get(0).get("label").asText()).isEqualTo("$pageview - new");
+
+        // PostHog's older form: a trend shown as a lifecycle, as query parameters.
+        final String params = "?insight=TRENDS&shown_as=Lifecycle&events="
+                + URLEncoder.encode("[{\"id\":\"$pageview\"}]", StandardCharsets.UTF_8) + "&date_from=2020-01-09&date_to=2020-01-19";
+        final HttpResponse<String> get = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/trend/" + params, null);
+        assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+        assertThat(TestEddy.json(get).get("result").get(3).get("count").asDouble()).isEqualTo(-8.0);
+
+        final HttpResponse<String> two = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"insight\":\"LIFECYCLE\",\"events\":[{\"id\":\"$pageview\"},{\"id\":\"$pageleave\"}]}");
+        assertThat(two.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(two).get("detail").asText()).contains("one series");
+    }
+
+    @Test
     void anIdentifiedVisitorIsOnePersonFromTheirFirstVisit() {
         final JsonNode dau = trend(VISITOR_UNIQUES);
         assertThat(dau.get("result").get(0).get("aggregated_value").asInt()).as("anon-1 and user-1 are one person").isEqualTo(1);

@@ -120,6 +120,15 @@ class SavedInsightResultsIT extends EddyIT {
         assertThat(legacy.get("data").toString()).isEqualTo("[2,2,0,0,0,1,0,0,0,0,0]");
         assertThat(legacy.get("count").asInt()).isEqualTo(5);
 
+        // A lifecycle saved as PostHog's LifecycleQuery: on the 12th p3 is new, p1 returning, p2 back after two days and
+        // p5 (last seen on the 11th, the day before the range, which a lifecycle reads) dormant.
+        final long lifecycle = insight("{\"name\":\"query lifecycle\",\"query\":{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":"
+                + "\"LifecycleQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}],\"interval\":\"day\","
+                + "\"dateRange\":{\"date_from\":\"2020-01-12\",\"date_to\":\"2020-01-14\"}}}}");
+        final JsonNode statuses = get(lifecycle, "?refresh=blocking").get("result");
+        assertThat(statuses).extracting(i -> i.get("data").toString())
+                .containsExactly("[1.0,0.0,0.0]", "[1.0,1.0,0.0]", "[1.0,0.0,0.0]", "[-1.0,-2.0,-1.0]");
+
         final JsonNode funnel = get(insight("{\"name\":\"signup funnel\",\"query\":" + FUNNEL_QUERY + "}"), "?refresh=blocking");
         assertThat(funnel.get("result")).extracting(step -> step.get("count").asInt()).containsExactly(4, 3);
         assertThat(funnel.get("result").get(1).get("average_conversion_time").asDouble()).as("1 h each").isEqualTo(3600);

@@ -1,6 +1,8 @@
 package dev.eddy.trends;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -11,6 +13,11 @@ public interface PropertyLookup {
 
     /** The group's properties, or an empty object. */
     ObjectNode group(int typeIndex, String groupKey);
+
+    /** When the person was created (its first event's time), if the person is known here. */
+    default Optional<Instant> personCreatedAt(final String personUuid) {
+        return Optional.empty();
+    }
 
     /** A lookup answering from two functions (each must answer an object, empty for an unknown person or group). */
     static PropertyLookup of(final Function<String, ObjectNode> persons, final BiFunction<Integer, String, ObjectNode> groups) {

@@ -321,19 +321,21 @@ public final class SeriesPartial {
     }
 
     /**
-     * For each actor of a distinct-actor series without a breakdown, in how many buckets it was active: what
-     * stickiness counts.
+     * For each actor of a distinct-actor series without a breakdown, the buckets it was active in: what stickiness and
+     * lifecycles count.
      */
-    public Map<String, Integer> activeBuckets() {
-        final Map<String, Integer> buckets = new HashMap<>();
+    public Map<String, java.util.BitSet> activity() {
+        final Map<String, java.util.BitSet> activity = new HashMap<>();
         for (final Cell[] row : cells.values()) {
-            for (final Cell cell : row) {
+            for (int b = 0; b < row.length; b++) {
+                final Cell cell = row[b];
                 if (cell != null && cell.actors != null) {
-                    cell.actors.forEach(actor -> buckets.merge(actor, 1, Integer::sum));
+                    final int bucket = b;
+                    cell.actors.forEach(actor -> activity.computeIfAbsent(actor, a -> new java.util.BitSet()).set(bucket));
                 }
             }
         }
-        return buckets;
+        return activity;
     }
 
     /** Adds another partial of the same series and range into this one. */

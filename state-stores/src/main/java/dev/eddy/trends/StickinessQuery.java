@@ -107,9 +107,10 @@ public final class StickinessQuery {
     private ObjectNode item(final TrendQuery.Series s, final DateRange period, final SeriesPartial partial) {
         final int intervals = period.buckets().size();
         final long[] actors = new long[intervals];
-        for (final int active : partial.activeBuckets().values()) {
-            if (active >= 1 && active <= intervals) {
-                actors[active - 1]++;
+        for (final java.util.BitSet active : partial.activity().values()) {
+            final int days = active.cardinality();
+            if (days >= 1 && days <= intervals) {
+                actors[days - 1]++;
             }
         }
         long count = 0;

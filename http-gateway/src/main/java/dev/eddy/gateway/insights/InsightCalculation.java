@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What calculating a saved insight means: a trend, a funnel or stickiness over a legacy filter, nothing (an insight that defines
+ * What calculating a saved insight means: a trend, a funnel, stickiness or a lifecycle over a legacy filter, nothing (an insight that defines
  * no query yet), or a kind Eddy cannot calculate, with the reason. A {@code query} wins over {@code filters}, as in
- * PostHog; it is an {@code InsightVizNode} wrapping a {@code TrendsQuery}, {@code FunnelsQuery} or {@code StickinessQuery}
- * (or that query itself), translated by {@link QueryTranslation}. Legacy {@code filters} without {@code insight} are a
- * trend, and a trend {@code shown_as: Stickiness} is stickiness, as in PostHog. Dashboard
+ * PostHog; it is an {@code InsightVizNode} wrapping a {@code TrendsQuery}, {@code FunnelsQuery}, {@code StickinessQuery}
+ * or {@code LifecycleQuery} (or that query itself), translated by {@link QueryTranslation}. Legacy {@code filters} without
+ * {@code insight} are a trend, and a trend {@code shown_as: Stickiness} or {@code Lifecycle} is that, as in PostHog. Dashboard
  * overrides are applied before ({@link DashboardOverride}).
  *
  * @param kind        what to run
@@ -20,7 +20,7 @@ import java.util.Locale;
 public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
 
     public enum Kind {
-        TREND, FUNNEL, STICKINESS,
+        TREND, FUNNEL, STICKINESS, LIFECYCLE,
         /** Defines no query yet: there is nothing to calculate. */
         NOTHING,
         /** A kind of insight Eddy does not calculate: never calculated, its status says why. */
@@ -30,12 +30,12 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
 
         /** Whether Eddy calculates insights of this kind (over {@link #filter}). */
         public boolean calculated() {
-            return this == TREND || this == FUNNEL || this == STICKINESS;
+            return this == TREND || this == FUNNEL || this == STICKINESS || this == LIFECYCLE;
         }
     }
 
     private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
-    private static final List<String> LEGACY_OTHERS = List.of("RETENTION", "PATHS", "LIFECYCLE");
+    private static final List<String> LEGACY_OTHERS = List.of("RETENTION", "PATHS");
 
     public static InsightCalculation of(final JsonNode filters, final JsonNode query) {
         if (query != null && query.isObject() && !query.isEmpty()) {
@@ -45,8 +45,12 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
             return new InsightCalculation(Kind.NOTHING, null, null);
         }
         final String insight = filters.path("insight").asText("TRENDS").toUpperCase(Locale.ROOT);
-        if ("STICKINESS".equals(insight) || "TRENDS".equals(insight) && "Stickiness".equalsIgnoreCase(filters.path("shown_as").asText())) {
+        final String shownAs = filters.path("shown_as").asText();
+        if ("STICKINESS".equals(insight) || "TRENDS".equals(insight) && "Stickiness".equalsIgnoreCase(shownAs)) {
             return new InsightCalculation(Kind.STICKINESS, ((ObjectNode) filters).deepCopy(), null);
+        }
+        if ("LIFECYCLE".equals(insight) || "TRENDS".equals(insight) && "Lifecycle".equalsIgnoreCase(shownAs)) {
+            return new InsightCalculation(Kind.LIFECYCLE, ((ObjectNode) filters).deepCopy(), null);
         }
         if ("TRENDS".equals(insight) || "FUNNELS".equals(insight)) {
             return new InsightCalculation("TRENDS".equals(insight) ? Kind.TREND : Kind.FUNNEL, ((ObjectNode) filters).deepCopy(), null);
@@ -62,18 +66,19 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         final JsonNode source = WRAPPERS.contains(kind) ? query.path("source") : query;
         final String sourceKind = source.path("kind").asText();
         return switch (sourceKind) {
-            case "TrendsQuery", "FunnelsQuery", "StickinessQuery" -> {
+            case "TrendsQuery", "FunnelsQuery", "StickinessQuery", "LifecycleQuery" -> {
                 try {
                     yield new InsightCalculation(switch (sourceKind) {
                         case "TrendsQuery" -> Kind.TREND;
                         case "FunnelsQuery" -> Kind.FUNNEL;
-                        default -> Kind.STICKINESS;
+                        case "StickinessQuery" -> Kind.STICKINESS;
+                        default -> Kind.LIFECYCLE;
                     }, QueryTranslation.toFilter(source), null);
                 } catch (final IllegalArgumentException e) {
                     yield new InsightCalculation(Kind.INVALID, null, e.getMessage());
                 }
             }
-            case "RetentionQuery", "PathsQuery", "LifecycleQuery" ->
+            case "RetentionQuery", "PathsQuery" ->
                     unsupported(sourceKind.replace("Query", "") + " insights are not supported by Eddy yet.");
             case "HogQLQuery" -> unsupported("SQL (HogQL) insights are not supported by Eddy yet.");
             case "" -> unsupported("The insight's query has no kind.");

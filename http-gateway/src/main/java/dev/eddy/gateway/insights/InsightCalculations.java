@@ -47,7 +47,7 @@ public final class InsightCalculations {
     private static final String CONCURRENCY_LIMIT = "concurrency_limit_exceeded";
     private static final String CANCELLED = "The calculation was cancelled.";
 
-    /** The trend, funnel and stickiness engine: {@link InsightQueryService}'s calculations. */
+    /** The trend, funnel, stickiness and lifecycle engine: {@link InsightQueryService}'s calculations. */
     public interface Engine {
         /** A fresh control, with the configured time limit, for one calculation. */
         QueryControl control();
@@ -57,6 +57,8 @@ public final class InsightCalculations {
         Future<? extends JsonNode> funnel(Project project, JsonNode filter, QueryControl control);
 
         Future<? extends JsonNode> stickiness(Project project, JsonNode filter, QueryControl control);
+
+        Future<? extends JsonNode> lifecycle(Project project, JsonNode filter, QueryControl control);
 
         static Engine of(final InsightQueryService service) {
             return new Engine() {
@@ -78,6 +80,11 @@ public final class InsightCalculations {
                 @Override
                 public Future<? extends JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
                     return service.stickiness(project, filter, control);
+                }
+
+                @Override
+                public Future<? extends JsonNode> lifecycle(final Project project, final JsonNode filter, final QueryControl control) {
+                    return service.lifecycle(project, filter, control);
                 }
             };
         }
@@ -282,6 +289,7 @@ public final class InsightCalculations {
                 case TREND -> engine.trend(job.project(), c.filter(), control);
                 case FUNNEL -> engine.funnel(job.project(), c.filter(), control);
                 case STICKINESS -> engine.stickiness(job.project(), c.filter(), control);
+                case LIFECYCLE -> engine.lifecycle(job.project(), c.filter(), control);
                 default -> Future.failedFuture(ApiError.badRequest("invalid_input", c.problem(), null));
             };
         } catch (final RuntimeException e) {

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * PostHog's HogQL insight queries ({@code TrendsQuery}, {@code FunnelsQuery}) in the legacy filter format Eddy's
- * trend and funnel engine reads: the common fields of PostHog's query schema, each mapped to its legacy name. A
+ * PostHog's HogQL insight queries ({@code TrendsQuery}, {@code FunnelsQuery}, {@code StickinessQuery},
+ * {@code LifecycleQuery}) in the legacy filter format Eddy's engine reads: the common fields of PostHog's query schema, each mapped to its legacy name. A
  * field Eddy would otherwise ignore (and so answer something else than asked) is refused with a message naming it.
  */
 public final class QueryTranslation {
@@ -40,13 +40,14 @@ public final class QueryTranslation {
     public static ObjectNode toFilter(final JsonNode source) {
         final String kind = source.path("kind").asText();
         final boolean stickiness = "StickinessQuery".equals(kind);
+        final boolean lifecycle = "LifecycleQuery".equals(kind);
         final boolean trend = "TrendsQuery".equals(kind);
-        if (!trend && !stickiness && !"FunnelsQuery".equals(kind)) {
-            throw new IllegalArgumentException(kind + " is not a trends, funnels or stickiness query");
+        if (!trend && !stickiness && !lifecycle && !"FunnelsQuery".equals(kind)) {
+            throw new IllegalArgumentException(kind + " is not a trends, funnels, stickiness or lifecycle query");
         }
         final ObjectNode filter = Json.mapper().createObjectNode();
-        filter.put("insight", stickiness ? "STICKINESS" : trend ? "TRENDS" : "FUNNELS");
-        filter.set("events", series(source.path("series"), trend || stickiness));
+        filter.put("insight", stickiness ? "STICKINESS" : lifecycle ? "LIFECYCLE" : trend ? "TRENDS" : "FUNNELS");
+        filter.set("events", series(source.path("series"), trend || stickiness || lifecycle));
         final JsonNode range = source.path("dateRange");
         copy(range, "date_from", filter, "date_from");
         copy(range, "date_to", filter, "date_to");
@@ -60,6 +61,10 @@ public final class QueryTranslation {
             copy(options, "stickinessCriteria", filter, "stickiness_criteria");
             copy(source, "intervalCount", filter, "interval_count");
             compare(source, filter);
+            return filter;
+        }
+        if (lifecycle) {
+            // Its lifecycleFilter only chooses what the page shows (toggled statuses, values on the bars).
             return filter;
         }
         breakdown(source.path("breakdownFilter"), filter);

@@ -19,7 +19,8 @@ import java.util.Map;
 /**
  * {@code POST /api/projects/:project_id/insights/trend} and {@code /insights/funnel} (the query as a JSON body) and
  * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
- * PostHog's legacy query endpoints (the trend one also answers stickiness: {@code insight: STICKINESS}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
+ * PostHog's legacy query endpoints (the trend one also answers stickiness and lifecycles: {@code insight: STICKINESS} or
+ * {@code LIFECYCLE}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
  * (and {@code next} for trends).
  */
 public final class InsightQueryRoutes {
@@ -45,7 +46,9 @@ public final class InsightQueryRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(project -> (!trend ? queries.funnel(project, query)
-                        : stickiness(query) ? queries.stickiness(project, query) : queries.trend(project, query)).map(result -> {
+                        : shownAs(query, "STICKINESS") ? queries.stickiness(project, query)
+                        : shownAs(query, "LIFECYCLE") ? queries.lifecycle(project, query)
+                        : queries.trend(project, query)).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());
@@ -63,11 +66,11 @@ public final class InsightQueryRoutes {
     }
 
     /**
-     * Whether a query of the trend route asks for stickiness: {@code insight: STICKINESS}, or PostHog's older way, a
-     * trend {@code shown_as: Stickiness}.
+     * Whether a query of the trend route asks for another insight ({@code STICKINESS}, {@code LIFECYCLE}): by its
+     * {@code insight}, or PostHog's older way, a trend {@code shown_as} it ({@code Stickiness}, {@code Lifecycle}).
      */
-    public static boolean stickiness(final JsonNode query) {
-        return "STICKINESS".equalsIgnoreCase(query.path("insight").asText()) || "Stickiness".equalsIgnoreCase(query.path("shown_as").asText());
+    public static boolean shownAs(final JsonNode query, final String insight) {
+        return insight.equalsIgnoreCase(query.path("insight").asText()) || insight.equalsIgnoreCase(query.path("shown_as").asText());
     }
 
     private static JsonNode body(final RoutingContext ctx) {

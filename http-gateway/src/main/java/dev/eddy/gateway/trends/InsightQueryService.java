@@ -15,7 +15,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Trend, funnel and stickiness calculations over every streams instance: the query is parsed by the {@link InsightEngine} (and
+ * Trend, funnel, stickiness and lifecycle calculations over every streams instance: the query is parsed by the {@link InsightEngine} (and
  * refused with a 400 here); then every instance is asked, through {@link Scatter}, for the engine's mergeable partial
  * of the timeline partitions it runs, and the merged partials make PostHog's result. A rebalance is retried until the
  * query's deadline, then answered 503: never a silent partial. The same {@link QueryControl} bounds the scans, so a
@@ -76,6 +76,16 @@ public final class InsightQueryService {
     /** Stickiness, stopped when {@code control} is cancelled or runs out of time. */
     public Future<JsonNode> stickiness(final Project project, final JsonNode query, final QueryControl control) {
         return calculate(InsightEngine.Kind.STICKINESS, project, query, control);
+    }
+
+    /** A lifecycle: per interval, the persons new, returning, resurrecting and dormant. */
+    public Future<JsonNode> lifecycle(final Project project, final JsonNode query) {
+        return lifecycle(project, query, control());
+    }
+
+    /** A lifecycle, stopped when {@code control} is cancelled or runs out of time. */
+    public Future<JsonNode> lifecycle(final Project project, final JsonNode query, final QueryControl control) {
+        return calculate(InsightEngine.Kind.LIFECYCLE, project, query, control);
     }
 
     private Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {

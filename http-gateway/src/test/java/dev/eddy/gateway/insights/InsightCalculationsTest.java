@@ -329,6 +329,11 @@ class InsightCalculationsTest {
         public Future<JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
             return trend(project, filter, control);
         }
+
+        @Override
+        public Future<JsonNode> lifecycle(final Project project, final JsonNode filter, final QueryControl control) {
+            return trend(project, filter, control);
+        }
     }
 
     private static final class MutableClock extends Clock {

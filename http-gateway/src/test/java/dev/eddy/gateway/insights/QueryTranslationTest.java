@@ -80,11 +80,28 @@ class QueryTranslationTest {
     }
 
     @Test
+    void aLifecycleIsALifecycleQueryALegacyInsightOrATrendShownAsLifecycle() {
+        final InsightCalculation query = InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"LifecycleQuery\","
+                + "\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}],\"interval\":\"week\",\"filterTestAccounts\":true,"
+                + "\"dateRange\":{\"date_from\":\"-30d\"},\"lifecycleFilter\":{\"toggledLifecycles\":[\"new\",\"dormant\"]}}}"));
+        assertThat(query.kind()).isEqualTo(InsightCalculation.Kind.LIFECYCLE);
+        assertThat(query.filter().get("insight").asText()).isEqualTo("LIFECYCLE");
+        assertThat(query.filter().get("interval").asText()).isEqualTo("week");
+        assertThat(query.filter().get("date_from").asText()).isEqualTo("-30d");
+        assertThat(query.filter().get("filter_test_accounts").asBoolean()).isTrue();
+        assertThat(query.filter().get("events").get(0).get("id").asText()).isEqualTo("$pageview");
+        assertThat(InsightCalculation.of(json("{\"insight\":\"LIFECYCLE\",\"events\":[{\"id\":\"a\"}]}"), null).kind())
+                .isEqualTo(InsightCalculation.Kind.LIFECYCLE);
+        assertThat(InsightCalculation.of(json("{\"insight\":\"TRENDS\",\"shown_as\":\"Lifecycle\",\"events\":[{\"id\":\"a\"}]}"), null).kind())
+                .isEqualTo(InsightCalculation.Kind.LIFECYCLE);
+    }
+
+    @Test
     void otherInsightKindsAreUnsupportedWithAReason() {
         assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\"}"), null).problem())
                 .isEqualTo("Retention insights are not supported by Eddy yet.");
-        assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"LifecycleQuery\"}}")).problem())
-                .isEqualTo("Lifecycle insights are not supported by Eddy yet.");
+        assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"PathsQuery\"}}")).problem())
+                .isEqualTo("Paths insights are not supported by Eddy yet.");
         final InsightCalculation sql = InsightCalculation.of(null, json("{\"kind\":\"DataVisualizationNode\","
                 + "\"source\":{\"kind\":\"HogQLQuery\",\"query\":\"select 1\"}}"));
         assertThat(sql.kind()).isEqualTo(InsightCalculation.Kind.UNSUPPORTED);

@@ -21,6 +21,7 @@ import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.topology.StreamsApp;
 import dev.eddy.trends.HourlyCells;
+import dev.eddy.trends.LifecycleQuery;
 import dev.eddy.trends.PropertyLookup;
 import dev.eddy.trends.StickinessQuery;
 import dev.eddy.trends.TimelineEventSource;
@@ -298,7 +299,8 @@ public final class InsightEngine {
     public enum Kind {
         TREND(new TrendEngine()),
         FUNNEL(new FunnelEngine()),
-        STICKINESS(new StickinessEngine());
+        STICKINESS(new StickinessEngine()),
+        LIFECYCLE(new LifecycleEngine());
 
         final Engine<?, ?> engine;
 
@@ -446,11 +448,61 @@ public final class InsightEngine {
     }
 
     /**
+     * An insight read as a trend of distinct actors per interval, whose partial holds that trend's partial: the trend's
+     * reads (timelines, blocks, kept answers) fill it, then {@link #afterPartition} adds what the insight needs of each
+     * partition beside it.
+     */
+    private abstract static class OverTrend<Q, P> implements Engine<Q, P> {
+        final TrendEngine trends = new TrendEngine();
+
+        abstract TrendQuery trend(Q query);
+
+        abstract TrendQuery.Partial trendPartial(P partial);
+
+        /** What the insight adds after a partition was read with {@code properties}, that partition's lookup. */
+        void afterPartition(final Q query, final P partial, final PropertyLookup properties) {
+        }
+
+        @Override
+        public void scan(final Q query, final P partial, final KeyValueIterator<Bytes, byte[]> events, final PropertyLookup properties,
+                         final Instant now, final Runnable check) {
+            trends.scan(trend(query), trendPartial(partial), events, properties, now, check);
+            afterPartition(query, partial, properties);
+        }
+
+        @Override
+        public void scanBlocks(final Q query, final P partial, final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed,
+                               final PropertyLookup properties, final Instant now, final Runnable check, final BlockAnswers answers,
+                               final Optional<String> kept, final long projectId, final int partition) {
+            trends.scanBlocks(trend(query), trendPartial(partial), blocks, sealed, properties, now, check, answers, kept, projectId, partition);
+            afterPartition(query, partial, properties);
+        }
+
+        @Override
+        public boolean overlaps(final Q query, final long firstMicros, final long lastMicros) {
+            return trends.overlaps(trend(query), firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final Q query) {
+            return trends.shape(trend(query));
+        }
+    }
+
+    /**
      * Stickiness reads the partials of its trend of distinct actors per interval ({@link StickinessQuery#trend}), rollups
      * and kept answers included, and counts the actors of the merged whole by how many intervals they were active in.
      */
-    private static final class StickinessEngine implements Engine<StickinessQuery, TrendQuery.Partial> {
-        private final TrendEngine trends = new TrendEngine();
+    private static final class StickinessEngine extends OverTrend<StickinessQuery, TrendQuery.Partial> {
+        @Override
+        TrendQuery trend(final StickinessQuery query) {
+            return query.trend();
+        }
+
+        @Override
+        TrendQuery.Partial trendPartial(final TrendQuery.Partial partial) {
+            return partial;
+        }
 
         @Override
         public StickinessQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
@@ -459,13 +511,7 @@ public final class InsightEngine {
 
         @Override
         public TrendQuery.Partial partial(final StickinessQuery query) {
-            return trends.partial(query.trend());
-        }
-
-        @Override
-        public void scan(final StickinessQuery query, final TrendQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
-                         final PropertyLookup properties, final Instant now, final Runnable check) {
-            trends.scan(query.trend(), partial, events, properties, now, check);
+            return query.trend().partial();
         }
 
         @Override
@@ -475,39 +521,74 @@ public final class InsightEngine {
         }
 
         @Override
-        public void scanBlocks(final StickinessQuery query, final TrendQuery.Partial partial, final StoredBlocks.Source blocks,
-                               final StoredBlocks.Sealed sealed, final PropertyLookup properties, final Instant now, final Runnable check,
-                               final BlockAnswers answers, final Optional<String> kept, final long projectId, final int partition) {
-            trends.scanBlocks(query.trend(), partial, blocks, sealed, properties, now, check, answers, kept, projectId, partition);
-        }
-
-        @Override
-        public boolean overlaps(final StickinessQuery query, final long firstMicros, final long lastMicros) {
-            return trends.overlaps(query.trend(), firstMicros, lastMicros);
-        }
-
-        @Override
-        public Optional<String> shape(final StickinessQuery query) {
-            return trends.shape(query.trend());
-        }
-
-        @Override
         public TrendQuery.Partial merge(final TrendQuery.Partial into, final TrendQuery.Partial other) {
-            return trends.merge(into, other);
+            return into.merge(other);
         }
 
         @Override
         public byte[] encode(final TrendQuery.Partial partial) {
-            return trends.encode(partial);
+            return partial.encode();
         }
 
         @Override
         public TrendQuery.Partial decode(final StickinessQuery query, final byte[] bytes) {
-            return trends.decode(query.trend(), bytes);
+            return query.trend().decode(bytes);
         }
 
         @Override
         public JsonNode result(final StickinessQuery query, final TrendQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
+     * A lifecycle reads the partials of its trend of distinct persons per interval ({@link LifecycleQuery#trend}), never
+     * the rollups (the persons' creation times are read beside the events), and adds, after each partition, when each
+     * of its persons was created.
+     */
+    private static final class LifecycleEngine extends OverTrend<LifecycleQuery, LifecycleQuery.Partial> {
+        @Override
+        TrendQuery trend(final LifecycleQuery query) {
+            return query.trend();
+        }
+
+        @Override
+        TrendQuery.Partial trendPartial(final LifecycleQuery.Partial partial) {
+            return partial.trend();
+        }
+
+        @Override
+        void afterPartition(final LifecycleQuery query, final LifecycleQuery.Partial partial, final PropertyLookup properties) {
+            query.addCreated(partial, properties);
+        }
+
+        @Override
+        public LifecycleQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return LifecycleQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public LifecycleQuery.Partial partial(final LifecycleQuery query) {
+            return query.partial();
+        }
+
+        @Override
+        public LifecycleQuery.Partial merge(final LifecycleQuery.Partial into, final LifecycleQuery.Partial other) {
+            return into.merge(other);
+        }
+
+        @Override
+        public byte[] encode(final LifecycleQuery.Partial partial) {
+            return partial.encode();
+        }
+
+        @Override
+        public LifecycleQuery.Partial decode(final LifecycleQuery query, final byte[] bytes) {
+            return query.decode(bytes);
+        }
+
+        @Override
+        public JsonNode result(final LifecycleQuery query, final LifecycleQuery.Partial whole) {
             return query.result(whole);
         }
     }

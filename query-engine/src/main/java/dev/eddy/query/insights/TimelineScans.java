@@ -45,6 +45,11 @@ final class TimelineScans {
             }
 
             @Override
+            public Optional<Instant> personCreatedAt(final String personUuid) {
+                return Optional.ofNullable(persons.get(projectId + ":" + personUuid)).map(PersonState::createdAt);
+            }
+
+            @Override
             public ObjectNode group(final int typeIndex, final String groupKey) {
                 return groupCache.computeIfAbsent(typeIndex + ":" + groupKey, k -> Optional.ofNullable(
                         groups.get(GroupState.key(projectId, typeIndex, groupKey))).map(GroupState::properties)
