@@ -43,6 +43,8 @@ public final class SeriesPartial {
         double[] values = new double[0];
         int valueCount;
         Set<String> actors;
+        /** Per-actor math: each actor's events in the bucket. */
+        Map<String, Long> actorEvents;
 
         void addValue(final double v) {
             sum += v;
@@ -68,6 +70,12 @@ public final class SeriesPartial {
                     actors = new HashSet<>();
                 }
                 actors.addAll(other.actors);
+            }
+            if (other.actorEvents != null) {
+                if (actorEvents == null) {
+                    actorEvents = new HashMap<>();
+                }
+                other.actorEvents.forEach((actor, n) -> actorEvents.merge(actor, n, Long::sum));
             }
         }
     }
@@ -97,7 +105,8 @@ public final class SeriesPartial {
             bytes += 96 + 8L * row.length;
             for (final Cell cell : row) {
                 if (cell != null) {
-                    bytes += 72 + 8L * cell.values.length + (cell.actors == null ? 0 : 48 + 120L * cell.actors.size());
+                    bytes += 72 + 8L * cell.values.length + (cell.actors == null ? 0 : 48 + 120L * cell.actors.size())
+                            + (cell.actorEvents == null ? 0 : 48 + 140L * cell.actorEvents.size());
                 }
             }
         }
@@ -295,6 +304,12 @@ public final class SeriesPartial {
         if (math.propertyValues() && event.value().isPresent()) {
             cell.addValue(event.value().getAsDouble());
         }
+        if (math.perActor()) {
+            if (cell.actorEvents == null) {
+                cell.actorEvents = new HashMap<>();
+            }
+            cell.actorEvents.merge(event.actor(), 1L, Long::sum);
+        }
     }
 
     /**
@@ -375,6 +390,15 @@ public final class SeriesPartial {
                         dev.eddy.serde.Binary.writeId(out, actor);
                     }
                 }
+                if (math.perActor()) {
+                    out.writeInt(cell.actorEvents == null ? 0 : cell.actorEvents.size());
+                    if (cell.actorEvents != null) {
+                        for (final Map.Entry<String, Long> actor : cell.actorEvents.entrySet()) {
+                            dev.eddy.serde.Binary.writeId(out, actor.getKey());
+                            out.writeLong(actor.getValue());
+                        }
+                    }
+                }
             }
         }
     }
@@ -398,7 +422,14 @@ public final class SeriesPartial {
                         cell.actors.add(dev.eddy.serde.Binary.readId(in));
                     }
                 }
-                if (cell.events > 0 || cell.valueCount > 0 || cell.actors != null) {
+                final int counted = math.perActor() ? in.readInt() : 0;
+                if (counted > 0) {
+                    cell.actorEvents = new HashMap<>(Math.max(16, counted * 2));
+                    for (int i = 0; i < counted; i++) {
+                        cell.actorEvents.put(dev.eddy.serde.Binary.readId(in), in.readLong());
+                    }
+                }
+                if (cell.events > 0 || cell.valueCount > 0 || cell.actors != null || cell.actorEvents != null) {
                     cell(mine, b).merge(cell);
                 }
             }
@@ -425,16 +456,31 @@ public final class SeriesPartial {
             case AVG -> cell.numbers == 0 ? 0 : cell.sum / cell.numbers;
             case MIN -> cell.numbers == 0 ? 0 : cell.min;
             case MAX -> cell.numbers == 0 ? 0 : cell.max;
-            case MEDIAN, P75, P90, P95, P99 -> quantile(cell, math.quantile().getAsDouble());
+            case MEDIAN, P75, P90, P95, P99 -> quantile(Arrays.copyOf(cell.values, cell.valueCount), math.quantile().getAsDouble());
+            case AVG_COUNT_PER_ACTOR, MIN_COUNT_PER_ACTOR, MAX_COUNT_PER_ACTOR, MEDIAN_COUNT_PER_ACTOR, P75_COUNT_PER_ACTOR,
+                 P90_COUNT_PER_ACTOR, P95_COUNT_PER_ACTOR, P99_COUNT_PER_ACTOR -> perActor(cell);
         };
     }
 
-    /** ClickHouse's {@code quantile}: linear interpolation at (n − 1)·p of the sorted values. */
-    private static double quantile(final Cell cell, final double p) {
-        if (cell.valueCount == 0) {
+    /** The per-actor math over the bucket's actors' event counts; 0 without any. */
+    private double perActor(final Cell cell) {
+        if (cell.actorEvents == null || cell.actorEvents.isEmpty()) {
             return 0;
         }
-        final double[] sorted = Arrays.copyOf(cell.values, cell.valueCount);
+        final double[] counts = cell.actorEvents.values().stream().mapToDouble(Long::doubleValue).toArray();
+        return switch (math) {
+            case AVG_COUNT_PER_ACTOR -> Arrays.stream(counts).sum() / counts.length;
+            case MIN_COUNT_PER_ACTOR -> Arrays.stream(counts).min().getAsDouble();
+            case MAX_COUNT_PER_ACTOR -> Arrays.stream(counts).max().getAsDouble();
+            default -> quantile(counts, math.quantile().getAsDouble());
+        };
+    }
+
+    /** ClickHouse's {@code quantile}: linear interpolation at (n − 1)·p of the values, which it sorts in place. */
+    private static double quantile(final double[] sorted, final double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
         Arrays.sort(sorted);
         final double position = (sorted.length - 1) * p;
         final int lower = (int) Math.floor(position);

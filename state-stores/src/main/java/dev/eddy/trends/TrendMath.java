@@ -6,7 +6,10 @@ import java.util.OptionalDouble;
 /** What a trend series computes per bucket, by PostHog's {@code math} names. */
 public enum TrendMath {
     TOTAL, DAU, WEEKLY_ACTIVE, MONTHLY_ACTIVE, UNIQUE_GROUP, SUM, AVG, MIN, MAX,
-    MEDIAN(0.5), P75(0.75), P90(0.9), P95(0.95), P99(0.99);
+    MEDIAN(0.5), P75(0.75), P90(0.9), P95(0.95), P99(0.99),
+    /** Each bucket's events counted per person who has any there, then aggregated over those persons. */
+    AVG_COUNT_PER_ACTOR, MIN_COUNT_PER_ACTOR, MAX_COUNT_PER_ACTOR, MEDIAN_COUNT_PER_ACTOR(0.5), P75_COUNT_PER_ACTOR(0.75),
+    P90_COUNT_PER_ACTOR(0.9), P95_COUNT_PER_ACTOR(0.95), P99_COUNT_PER_ACTOR(0.99);
 
     private final OptionalDouble quantile;
 
@@ -37,7 +40,15 @@ public enum TrendMath {
 
     /** Aggregates a numeric property of the events ({@code math_property}). */
     public boolean propertyValues() {
-        return ordinal() >= SUM.ordinal();
+        return ordinal() >= SUM.ordinal() && ordinal() <= P99.ordinal();
+    }
+
+    /**
+     * Aggregates, per bucket, the number of events of each person with any there ({@code avg_count_per_actor}, ...): by
+     * persons always, as PostHog's trends count them (a {@code math_group_type_index} does not make groups the actors).
+     */
+    public boolean perActor() {
+        return ordinal() >= AVG_COUNT_PER_ACTOR.ordinal();
     }
 
     public OptionalDouble quantile() {
