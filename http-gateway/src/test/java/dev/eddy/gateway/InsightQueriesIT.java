@@ -98,6 +98,16 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void severalBreakdownsAreCombinationsWithNullOnesLast() {
+        final JsonNode result = trend("{\"events\":[{\"id\":\"$pageview\"}],\"breakdowns\":[{\"property\":\"$browser\"},"
+                + "{\"property\":\"plan\",\"type\":\"person\"}]," + RANGE + "}").get("result");
+        assertThat(result).extracting(i -> i.get("label").asText()).containsExactly("Chrome::pro", "Firefox::free", "Edge::pro", "Safari::pro",
+                "$$_posthog_breakdown_null_$$::$$_posthog_breakdown_null_$$");
+        assertThat(result).extracting(i -> i.get("count").asInt()).containsExactly(6, 2, 1, 1, 2);
+        assertThat(result.get(0).get("breakdown_value").toString()).isEqualTo("[\"Chrome\",\"pro\"]");
+    }
+
+    @Test
     void stickinessCountsEachPersonByTheDaysTheyCame() {
         // p3 and p4 came on one day; p2, and the visitor as one person over their two ids, on two; p1 on six.
         final JsonNode sticky = trend("{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result");

@@ -53,8 +53,27 @@ public final class TrendQuery {
         }
     }
 
-    /** A breakdown by one property. */
-    record Breakdown(String property, String type, int groupTypeIndex, int limit, boolean hideOther) {
+    /** One property a trend is broken down by: an event's, its person's or one of its groups'. */
+    record Dimension(String property, String type, int groupTypeIndex) {
+    }
+
+    /**
+     * A breakdown by one property ({@code breakdown}), or by a list of one to three ({@code breakdowns}), whose values
+     * are lists: a combination is kept as its values joined by {@link #SEPARATOR}, and answered as PostHog's list.
+     */
+    record Breakdown(List<Dimension> dimensions, boolean listed, int limit, boolean hideOther) {
+        /** Between the values of a combination, in its key; no text property holds it. */
+        static final String SEPARATOR = "\u001f";
+
+        /** The one event property broken down by, without a list: its values can be decided once per block column. */
+        Optional<String> singleEventProperty() {
+            return !listed && "event".equals(dimensions.get(0).type()) ? Optional.of(dimensions.get(0).property()) : Optional.empty();
+        }
+
+        /** The key of Other: every value Other. */
+        String otherKey() {
+            return String.join(SEPARATOR, java.util.Collections.nCopies(listed ? dimensions.size() : 1, TrendEvent.OTHER_BREAKDOWN));
+        }
     }
 
     private final List<Series> series;
@@ -148,26 +167,63 @@ public final class TrendQuery {
         if (query.path("filter_test_accounts").asBoolean(false) && testAccountFilters != null && testAccountFilters.isArray()) {
             global = global.and(PropertyFilter.parse(testAccountFilters));
         }
-        final Optional<Breakdown> breakdown = text(query.get("breakdown")).map(property -> {
-            final String type = query.path("breakdown_type").asText("event");
-            if (!List.of("event", "person", "group").contains(type)) {
-                throw new IllegalArgumentException("breakdown_type " + type + " is not supported by Eddy yet");
-            }
-            final int groupIndex = query.path("breakdown_group_type_index").asInt(-1);
-            if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
-                throw new IllegalArgumentException("a group breakdown needs a breakdown_group_type_index from 0 to 4");
-            }
-            final int limit = query.path("breakdown_limit").asInt(DEFAULT_BREAKDOWN_LIMIT);
-            if (limit < 1) {
-                throw new IllegalArgumentException("breakdown_limit must be at least 1");
-            }
-            return new Breakdown(property, type, groupIndex, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false));
-        });
+        final Optional<Breakdown> breakdown = breakdown(query);
         final Optional<Formula> formula = text(query.get("formula")).map(f -> Formula.parse(f, series.size()));
+        if (formula.isPresent() && breakdown.map(Breakdown::listed).orElse(false)) {
+            throw new IllegalArgumentException("formulas with breakdowns are not supported by Eddy yet");
+        }
         final Optional<DateRange> previous = query.path("compare").asBoolean(false)
                 ? Optional.of(range.previous(text(query.get("date_from")), text(query.get("date_to")), text(query.get("compare_to"))))
                 : Optional.empty();
         return new TrendQuery(series, range, previous, global, breakdown, display, formula, echo(query, range, interval, display));
+    }
+
+    /** {@code breakdown} (one property), or {@code breakdowns} (a list of one to three), as PostHog reads them. */
+    private static Optional<Breakdown> breakdown(final JsonNode query) {
+        final JsonNode list = query.get("breakdowns");
+        final boolean listed = list != null && !list.isNull() && !(list.isArray() && list.isEmpty());
+        if (listed && text(query.get("breakdown")).isPresent()) {
+            throw new IllegalArgumentException("a trend is broken down by breakdown or by breakdowns, not both");
+        }
+        final List<Dimension> dimensions = new ArrayList<>();
+        if (listed) {
+            if (!list.isArray() || list.size() > 3) {
+                throw new IllegalArgumentException("breakdowns must be a list of at most 3 breakdowns");
+            }
+            for (final JsonNode b : list) {
+                if (!b.isObject() || text(b.get("property")).isEmpty()) {
+                    throw new IllegalArgumentException("every entry of breakdowns needs a property");
+                }
+                if (b.hasNonNull("histogram_bin_count")) {
+                    throw new IllegalArgumentException("histogram_bin_count is not supported by Eddy yet");
+                }
+                if (b.path("normalize_url").asBoolean(false)) {
+                    throw new IllegalArgumentException("normalize_url in breakdowns is not supported by Eddy yet");
+                }
+                dimensions.add(dimension(b.get("property").asText(), b.path("type").asText("event"), b.path("group_type_index").asInt(-1)));
+            }
+        } else {
+            text(query.get("breakdown")).ifPresent(property -> dimensions.add(dimension(property, query.path("breakdown_type").asText("event"),
+                    query.path("breakdown_group_type_index").asInt(-1))));
+        }
+        if (dimensions.isEmpty()) {
+            return Optional.empty();
+        }
+        final int limit = query.path("breakdown_limit").asInt(DEFAULT_BREAKDOWN_LIMIT);
+        if (limit < 1) {
+            throw new IllegalArgumentException("breakdown_limit must be at least 1");
+        }
+        return Optional.of(new Breakdown(List.copyOf(dimensions), listed, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false)));
+    }
+
+    private static Dimension dimension(final String property, final String type, final int groupIndex) {
+        if (!List.of("event", "person", "group").contains(type)) {
+            throw new IllegalArgumentException("breakdown_type " + type + " is not supported by Eddy yet");
+        }
+        if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
+            throw new IllegalArgumentException("a group breakdown needs a breakdown_group_type_index from 0 to 4");
+        }
+        return new Dimension(property, type, groupIndex);
     }
 
     public DateRange range() {
@@ -266,11 +322,12 @@ public final class TrendQuery {
      * kept and merged again instead of reading the block (Druid's per-segment result cache).
      */
     public Optional<String> blockShape() {
-        if (!global.fixedByEvent() || breakdown.isPresent() && !"event".equals(breakdown.get().type())) {
+        if (!global.fixedByEvent() || breakdown.isPresent() && !breakdown.get().dimensions().stream().allMatch(d -> "event".equals(d.type()))) {
             return Optional.empty();
         }
         final StringBuilder shape = new StringBuilder("global=").append(global).append(";breakdown=")
-                .append(quoted(breakdown.map(Breakdown::property)));
+                .append(breakdown.map(b -> (b.listed() ? "list" : "") + b.dimensions().stream().map(d -> quoted(Optional.of(d.property()))).toList())
+                        .orElse("null"));
         for (final Series s : series) {
             if (!s.properties().fixedByEvent()) {
                 return Optional.empty();
@@ -516,8 +573,8 @@ public final class TrendQuery {
         }
         final BlockRows rows = new BlockRows(block, properties);
         final BlockFilter globalFilter = global.matchesEverything() ? null : BlockFilter.of(rows, global, now);
-        final String[] breakdownByCode = breakdown.filter(b -> "event".equals(b.type()))
-                .map(b -> eventBreakdownValues(block.property(b.property()))).orElse(null);
+        final String[] breakdownByCode = breakdown.flatMap(Breakdown::singleEventProperty)
+                .map(property -> eventBreakdownValues(block.property(property))).orElse(null);
         for (final Series s : series) {
             final int eventCode = s.event().map(name -> block.events().codeOf(name)).orElse(ANY_EVENT);
             if (eventCode == -1) {
@@ -533,7 +590,7 @@ public final class TrendQuery {
     private void addSeries(final Partial partial, final Series s, final BlockRows rows, final BitSet deleted, final int eventCode,
                            final BlockFilter globalFilter, final BlockFilter own, final String[] breakdownByCode, final Instant now) {
         final EventBlock block = rows.block();
-        final EventBlock.Column breakdownColumn = breakdownByCode == null ? null : block.property(breakdown.get().property());
+        final EventBlock.Column breakdownColumn = breakdownByCode == null ? null : block.property(breakdown.get().dimensions().get(0).property());
         // Counting events without a breakdown or by an event property: per range, a count per bucket and value code.
         if (s.math() == TrendMath.TOTAL && (breakdown.isEmpty() || breakdownByCode != null)) {
             countSeries(partial, s, block, deleted, eventCode, globalFilter, own, breakdownColumn, breakdownByCode);
@@ -659,11 +716,26 @@ public final class TrendQuery {
         return false;
     }
 
+    /** The event's breakdown key: its value, or with {@code breakdowns} its values joined by {@link Breakdown#SEPARATOR}. */
     private static String breakdownValue(final Breakdown b, final PropertyFilter.Source source) {
-        return breakdownValue(switch (b.type()) {
-            case "person" -> source.person(b.property());
-            case "group" -> source.group(b.groupTypeIndex(), b.property());
-            default -> source.event(b.property());
+        if (b.dimensions().size() == 1) {
+            return breakdownValue(b.dimensions().get(0), source);
+        }
+        final StringBuilder key = new StringBuilder();
+        for (final Dimension d : b.dimensions()) {
+            if (!key.isEmpty()) {
+                key.append(Breakdown.SEPARATOR);
+            }
+            key.append(breakdownValue(d, source));
+        }
+        return key.toString();
+    }
+
+    private static String breakdownValue(final Dimension d, final PropertyFilter.Source source) {
+        return breakdownValue(switch (d.type()) {
+            case "person" -> source.person(d.property());
+            case "group" -> source.group(d.groupTypeIndex(), d.property());
+            default -> source.event(d.property());
         });
     }
 
@@ -688,8 +760,9 @@ public final class TrendQuery {
                 final SeriesPartial partial = whole.series.get(r * series.size() + i);
                 final int limit = breakdown.map(Breakdown::limit).orElse(DEFAULT_BREAKDOWN_LIMIT);
                 final boolean hideOther = breakdown.map(Breakdown::hideOther).orElse(false);
-                perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther)
-                        : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther));
+                final String other = breakdown.map(Breakdown::otherKey).orElse(TrendEvent.OTHER_BREAKDOWN);
+                perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther, other)
+                        : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther, other));
             }
             if (formula.isPresent()) {
                 for (final ObjectNode item : formulaItems(perSeries, totalValue, period)) {
@@ -729,10 +802,17 @@ public final class TrendQuery {
         }
         node.set("count", number(item.count()));
         item.aggregated().ifPresent(v -> node.set("aggregated_value", number(v)));
-        final String label = breakdown.isEmpty() ? s.label()
-                : series.size() > 1 ? s.label() + " - " + item.breakdownValue() : item.breakdownValue();
+        final boolean listed = breakdown.map(Breakdown::listed).orElse(false);
+        // A combination is named by its values joined by "::", as PostHog labels it; its breakdown_value is the list.
+        final String shown = listed ? String.join("::", item.breakdownValue().split(Breakdown.SEPARATOR, -1)) : item.breakdownValue();
+        final String label = breakdown.isEmpty() ? s.label() : series.size() > 1 ? s.label() + " - " + shown : shown;
         node.put("label", label);
-        if (breakdown.isPresent()) {
+        if (listed) {
+            final ArrayNode values = node.putArray("breakdown_value");
+            for (final String value : item.breakdownValue().split(Breakdown.SEPARATOR, -1)) {
+                values.add(value);
+            }
+        } else if (breakdown.isPresent()) {
             node.put("breakdown_value", item.breakdownValue());
         }
         node.set("filter", filter);
@@ -852,7 +932,7 @@ public final class TrendQuery {
         filter.put("date_to", range.to().toOffsetDateTime().toString());
         filter.put("interval", interval.lowerName());
         filter.put("display", display);
-        for (final String key : List.of("breakdown", "breakdown_type", "breakdown_limit", "formula", "compare", "compare_to")) {
+        for (final String key : List.of("breakdown", "breakdown_type", "breakdowns", "breakdown_limit", "formula", "compare", "compare_to")) {
             if (query.has(key) && !query.get(key).isNull()) {
                 filter.set(key, query.get(key));
             }

@@ -34,6 +34,12 @@ public final class TrendSeries {
      */
     public static List<Item> timeSeries(final SeriesPartial whole, final boolean breakdown, final int limit, final boolean cumulative,
                                         final boolean hideOther) {
+        return timeSeries(whole, breakdown, limit, cumulative, hideOther, TrendEvent.OTHER_BREAKDOWN);
+    }
+
+    /** @param otherKey the key of the Other item (with {@code breakdowns}, Other for each of them) */
+    public static List<Item> timeSeries(final SeriesPartial whole, final boolean breakdown, final int limit, final boolean cumulative,
+                                        final boolean hideOther, final String otherKey) {
         if (!breakdown && whole.cells().isEmpty()) {
             return List.of(new Item("", new double[whole.buckets().size()], 0, OptionalDouble.empty()));
         }
@@ -46,7 +52,7 @@ public final class TrendSeries {
             }
             items.add(new Item(value, data, sum(data), OptionalDouble.empty()));
         });
-        final List<Item> kept = limited(items, limit, hideOther, TrendSeries::mergeData);
+        final List<Item> kept = limited(items, limit, hideOther, others -> mergeData(others, otherKey));
         if (!cumulative) {
             return kept;
         }
@@ -64,6 +70,12 @@ public final class TrendSeries {
      * the actors active in the 7 or 30 days ending at the range's end.
      */
     public static List<Item> aggregated(final SeriesPartial whole, final boolean breakdown, final int limit, final boolean hideOther) {
+        return aggregated(whole, breakdown, limit, hideOther, TrendEvent.OTHER_BREAKDOWN);
+    }
+
+    /** @param otherKey the key of the Other item (with {@code breakdowns}, Other for each of them) */
+    public static List<Item> aggregated(final SeriesPartial whole, final boolean breakdown, final int limit, final boolean hideOther,
+                                        final String otherKey) {
         if (!breakdown && whole.cells().isEmpty()) {
             return List.of(new Item("", new double[0], 0, OptionalDouble.of(0)));
         }
@@ -81,7 +93,7 @@ public final class TrendSeries {
             }
             items.add(new Item(value, new double[0], 0, OptionalDouble.of(result)));
         });
-        return limited(items, limit, hideOther, others -> new Item(TrendEvent.OTHER_BREAKDOWN, new double[0], 0,
+        return limited(items, limit, hideOther, others -> new Item(otherKey, new double[0], 0,
                 OptionalDouble.of(others.stream().mapToDouble(i -> i.aggregated().getAsDouble()).sum())));
     }
 
@@ -105,18 +117,23 @@ public final class TrendSeries {
         return kept;
     }
 
-    private static Item mergeData(final List<Item> others) {
+    private static Item mergeData(final List<Item> others, final String otherKey) {
         final double[] data = new double[others.get(0).data().length];
         for (final Item item : others) {
             for (int i = 0; i < data.length; i++) {
                 data[i] += item.data()[i];
             }
         }
-        return new Item(TrendEvent.OTHER_BREAKDOWN, data, sum(data), OptionalDouble.empty());
+        return new Item(otherKey, data, sum(data), OptionalDouble.empty());
     }
 
+    /**
+     * Other last, before it a value that is null (with {@code breakdowns}, a combination with any null value: PostHog
+     * ranks it after every combination without one, whatever its total), the rest first.
+     */
     private static int kind(final String breakdown) {
-        return TrendEvent.OTHER_BREAKDOWN.equals(breakdown) ? 2 : TrendEvent.NULL_BREAKDOWN.equals(breakdown) ? 1 : 0;
+        final List<String> values = List.of(breakdown.split(TrendQuery.Breakdown.SEPARATOR, -1));
+        return values.contains(TrendEvent.OTHER_BREAKDOWN) ? 2 : values.contains(TrendEvent.NULL_BREAKDOWN) ? 1 : 0;
     }
 
     private static double total(final Item item) {

@@ -54,7 +54,12 @@ class BlockTrendTest {
             "{\"events\":[{\"id\":\"$autocapture\",\"math\":\"p90\",\"math_property\":\"amount\"}],\"date_from\":\"2020-01-01\",\"date_to\":\"2020-01-20\","
                     + "\"breakdown\":\"amount\"}",
             "{\"events\":[{\"id\":\"buy\",\"properties\":[{\"key\":\"industry\",\"value\":\"tech\",\"type\":\"group\",\"group_type_index\":0}]}],"
-                    + "\"date_from\":\"-30d\",\"interval\":\"day\"}");
+                    + "\"date_from\":\"-30d\",\"interval\":\"day\"}",
+            "{\"events\":[{\"id\":\"$pageview\"},{\"id\":\"buy\",\"math\":\"avg_count_per_actor\"}],\"date_from\":\"-30d\",\"breakdowns\":"
+                    + "[{\"property\":\"$browser\"},{\"property\":\"plan\",\"type\":\"person\"},{\"property\":\"industry\",\"type\":\"group\","
+                    + "\"group_type_index\":0}],\"breakdown_limit\":5}",
+            "{\"events\":[{\"id\":\"$pageview\",\"math\":\"p90_count_per_actor\"}],\"date_from\":\"-30d\",\"display\":\"ActionsTable\","
+                    + "\"breakdowns\":[{\"property\":\"$browser\"},{\"property\":\"$current_url\"}]}");
 
     @Test
     void blocksAnswerEveryQueryAsTheEventsDo() throws IOException {

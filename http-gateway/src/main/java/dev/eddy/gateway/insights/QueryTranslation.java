@@ -67,7 +67,7 @@ public final class QueryTranslation {
             // Its lifecycleFilter only chooses what the page shows (toggled statuses, values on the bars).
             return filter;
         }
-        breakdown(source.path("breakdownFilter"), filter);
+        breakdown(source.path("breakdownFilter"), filter, trend);
         if (trend) {
             trendsFilter(source, filter);
         } else {
@@ -109,14 +109,25 @@ public final class QueryTranslation {
         return events;
     }
 
-    private static void breakdown(final JsonNode breakdownFilter, final ObjectNode filter) {
+    /**
+     * The breakdown: one property as the legacy {@code breakdown}; several ({@code breakdowns}, trends only) as the
+     * list, whose values are answered as lists.
+     */
+    private static void breakdown(final JsonNode breakdownFilter, final ObjectNode filter, final boolean trend) {
         for (final String field : BREAKDOWN_FIELDS) {
             copy(breakdownFilter, field, filter, field);
         }
         final JsonNode breakdowns = breakdownFilter.path("breakdowns");
         if (breakdowns.isArray() && !breakdowns.isEmpty()) {
-            if (breakdowns.size() > 1 || breakdownFilter.hasNonNull("breakdown")) {
-                throw new IllegalArgumentException("breakdowns on several properties are not supported by Eddy yet");
+            if (breakdownFilter.hasNonNull("breakdown")) {
+                throw new IllegalArgumentException("a query is broken down by breakdown or by breakdowns, not both");
+            }
+            if (breakdowns.size() > 1) {
+                if (!trend) {
+                    throw new IllegalArgumentException("funnels break down by several properties with breakdown: [...], not breakdowns");
+                }
+                filter.set("breakdowns", breakdowns);
+                return;
             }
             final JsonNode only = breakdowns.get(0);
             copy(only, "property", filter, "breakdown");

@@ -117,8 +117,13 @@ class QueryTranslationTest {
                 .startsWith("aggregation_group_type_index is not supported in trends");
         assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"trendsFilter\":{\"formulaNodes\":[{\"formula\":\"A\"},{\"formula\":\"B\"}]}}"))
                 .isEqualTo("several formulas are not supported by Eddy yet");
-        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"breakdownFilter\":{\"breakdowns\":[{\"property\":\"a\"},{\"property\":\"b\"}]}}"))
-                .isEqualTo("breakdowns on several properties are not supported by Eddy yet");
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"breakdownFilter\":{\"breakdown\":\"a\",\"breakdowns\":[{\"property\":\"b\"}]}}"))
+                .isEqualTo("a query is broken down by breakdown or by breakdowns, not both");
+        assertThat(problem("{\"kind\":\"FunnelsQuery\",\"series\":[],\"breakdownFilter\":{\"breakdowns\":[{\"property\":\"a\"},{\"property\":\"b\"}]}}"))
+                .startsWith("funnels break down by several properties");
+        final JsonNode several = InsightCalculation.of(null, json("{\"kind\":\"TrendsQuery\",\"series\":[],\"breakdownFilter\":"
+                + "{\"breakdowns\":[{\"property\":\"a\"},{\"property\":\"b\",\"type\":\"person\"}]}}")).filter();
+        assertThat(several.get("breakdowns").toString()).isEqualTo("[{\"property\":\"a\"},{\"property\":\"b\",\"type\":\"person\"}]");
         assertThat(problem("{\"kind\":\"FunnelsQuery\",\"series\":\"x\"}")).isEqualTo("series must be a list");
     }
 
