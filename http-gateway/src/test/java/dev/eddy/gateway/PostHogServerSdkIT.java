@@ -86,8 +86,10 @@ class PostHogServerSdkIT extends EddyIT {
         }
         assertThat(eddy.eventCounts()).containsEntry("$identify", 1L).containsEntry("$create_alias", 1L)
                 .containsEntry("$groupidentify", 1L);
-        final HttpResponse<String> group = eddy.getAuthorized("/api/projects/1/groups/find?group_type_index=0&group_key=jvm-" + run);
-        assertThat(TestEddy.json(group).get("group_properties").get("name").asText()).isEqualTo("JVM Inc.");
+        // The group reaches every instance's copy of the groups (a global store) on its own path, after the event counts.
+        final String find = "/api/projects/1/groups/find?group_type_index=0&group_key=jvm-" + run;
+        eddy.waitUntil(() -> eddy.getAuthorized(find).statusCode() == 200, WAIT, "the group reached the groups store");
+        assertThat(TestEddy.json(eddy.getAuthorized(find)).get("group_properties").get("name").asText()).isEqualTo("JVM Inc.");
     }
 
     /** A host that forwards the local-evaluation definitions to Eddy and refuses every other request. */
