@@ -7,6 +7,7 @@ import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
 import dev.eddy.trends.DateRange;
@@ -52,13 +53,8 @@ public final class InsightCalculations {
         /** A fresh control, with the configured time limit, for one calculation. */
         QueryControl control();
 
-        Future<? extends JsonNode> trend(Project project, JsonNode filter, QueryControl control);
-
-        Future<? extends JsonNode> funnel(Project project, JsonNode filter, QueryControl control);
-
-        Future<? extends JsonNode> stickiness(Project project, JsonNode filter, QueryControl control);
-
-        Future<? extends JsonNode> lifecycle(Project project, JsonNode filter, QueryControl control);
+        /** The calculation of {@code kind} over {@code filter}, stopped when {@code control} is cancelled or runs out. */
+        Future<? extends JsonNode> calculate(InsightEngine.Kind kind, Project project, JsonNode filter, QueryControl control);
 
         static Engine of(final InsightQueryService service) {
             return new Engine() {
@@ -68,23 +64,9 @@ public final class InsightCalculations {
                 }
 
                 @Override
-                public Future<? extends JsonNode> trend(final Project project, final JsonNode filter, final QueryControl control) {
-                    return service.trend(project, filter, control);
-                }
-
-                @Override
-                public Future<? extends JsonNode> funnel(final Project project, final JsonNode filter, final QueryControl control) {
-                    return service.funnel(project, filter, control);
-                }
-
-                @Override
-                public Future<? extends JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
-                    return service.stickiness(project, filter, control);
-                }
-
-                @Override
-                public Future<? extends JsonNode> lifecycle(final Project project, final JsonNode filter, final QueryControl control) {
-                    return service.lifecycle(project, filter, control);
+                public Future<? extends JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode filter,
+                                                            final QueryControl control) {
+                    return service.calculate(kind, project, filter, control);
                 }
             };
         }
@@ -286,10 +268,10 @@ public final class InsightCalculations {
         final Future<? extends JsonNode> result;
         try {
             result = switch (c.kind()) {
-                case TREND -> engine.trend(job.project(), c.filter(), control);
-                case FUNNEL -> engine.funnel(job.project(), c.filter(), control);
-                case STICKINESS -> engine.stickiness(job.project(), c.filter(), control);
-                case LIFECYCLE -> engine.lifecycle(job.project(), c.filter(), control);
+                case TREND -> engine.calculate(InsightEngine.Kind.TREND, job.project(), c.filter(), control);
+                case FUNNEL -> engine.calculate(InsightEngine.Kind.FUNNEL, job.project(), c.filter(), control);
+                case STICKINESS -> engine.calculate(InsightEngine.Kind.STICKINESS, job.project(), c.filter(), control);
+                case LIFECYCLE -> engine.calculate(InsightEngine.Kind.LIFECYCLE, job.project(), c.filter(), control);
                 default -> Future.failedFuture(ApiError.badRequest("invalid_input", c.problem(), null));
             };
         } catch (final RuntimeException e) {

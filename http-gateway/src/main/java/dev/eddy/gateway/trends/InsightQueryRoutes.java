@@ -8,6 +8,7 @@ import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
 import io.vertx.core.MultiMap;
@@ -45,10 +46,9 @@ public final class InsightQueryRoutes {
     private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> (!trend ? queries.funnel(project, query)
-                        : shownAs(query, "STICKINESS") ? queries.stickiness(project, query)
-                        : shownAs(query, "LIFECYCLE") ? queries.lifecycle(project, query)
-                        : queries.trend(project, query)).map(result -> {
+                .compose(project -> queries.calculate(!trend ? InsightEngine.Kind.FUNNEL
+                        : shownAs(query, "STICKINESS") ? InsightEngine.Kind.STICKINESS
+                        : shownAs(query, "LIFECYCLE") ? InsightEngine.Kind.LIFECYCLE : InsightEngine.Kind.TREND, project, query).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());

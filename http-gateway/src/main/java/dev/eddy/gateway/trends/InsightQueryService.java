@@ -48,50 +48,16 @@ public final class InsightQueryService {
         return QueryControl.within(timeout);
     }
 
-    /** A trend: PostHog's result items. */
-    public Future<JsonNode> trend(final Project project, final JsonNode query) {
-        return trend(project, query, control());
+    /** A calculation of {@code kind} (trend, funnel, stickiness, lifecycle): PostHog's result, within the configured time limit. */
+    public Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query) {
+        return calculate(kind, project, query, control());
     }
 
-    /** A trend, stopped when {@code control} is cancelled or runs out of time. */
-    public Future<JsonNode> trend(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(InsightEngine.Kind.TREND, project, query, control);
-    }
-
-    /** A funnel: PostHog's steps, or its time-to-convert histogram. */
-    public Future<JsonNode> funnel(final Project project, final JsonNode query) {
-        return funnel(project, query, control());
-    }
-
-    /** A funnel, stopped when {@code control} is cancelled or runs out of time. */
-    public Future<JsonNode> funnel(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(InsightEngine.Kind.FUNNEL, project, query, control);
-    }
-
-    /** Stickiness: per series, the actors active in exactly 1, 2, ... of the range's intervals. */
-    public Future<JsonNode> stickiness(final Project project, final JsonNode query) {
-        return stickiness(project, query, control());
-    }
-
-    /** Stickiness, stopped when {@code control} is cancelled or runs out of time. */
-    public Future<JsonNode> stickiness(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(InsightEngine.Kind.STICKINESS, project, query, control);
-    }
-
-    /** A lifecycle: per interval, the persons new, returning, resurrecting and dormant. */
-    public Future<JsonNode> lifecycle(final Project project, final JsonNode query) {
-        return lifecycle(project, query, control());
-    }
-
-    /** A lifecycle, stopped when {@code control} is cancelled or runs out of time. */
-    public Future<JsonNode> lifecycle(final Project project, final JsonNode query, final QueryControl control) {
-        return calculate(InsightEngine.Kind.LIFECYCLE, project, query, control);
-    }
-
-    private Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {
+    /** A calculation of {@code kind}, stopped when {@code control} is cancelled or runs out of time. */
+    public Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {
         final Timer.Sample sample = Timer.start();
         return calculateUntimed(kind, project, query, control).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
-                .description("Trend and funnel calculations, from parsing to the merged answer").tag("kind", kind.path())
+                .description("Insight calculations (trends, funnels, stickiness, lifecycles), from parsing to the merged answer").tag("kind", kind.path())
                 .tag("outcome", done.succeeded() ? "ok" : done.cause() instanceof ApiError e ? Integer.toString(e.status()) : "error")
                 .publishPercentiles(0.5, 0.99).register(registry)));
     }

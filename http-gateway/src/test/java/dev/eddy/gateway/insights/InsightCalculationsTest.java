@@ -8,6 +8,7 @@ import dev.eddy.config.InsightsConfig;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.query.insights.InsightEngine;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.time.Clock;
@@ -314,25 +315,11 @@ class InsightCalculationsTest {
         }
 
         @Override
-        public Future<JsonNode> trend(final Project project, final JsonNode filter, final QueryControl control) {
+        public Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode filter,
+                                          final QueryControl control) {
             final Call call = new Call(filter, control, Promise.promise());
             calls.add(call);
             return call.promise().future();
-        }
-
-        @Override
-        public Future<JsonNode> funnel(final Project project, final JsonNode filter, final QueryControl control) {
-            return trend(project, filter, control);
-        }
-
-        @Override
-        public Future<JsonNode> stickiness(final Project project, final JsonNode filter, final QueryControl control) {
-            return trend(project, filter, control);
-        }
-
-        @Override
-        public Future<JsonNode> lifecycle(final Project project, final JsonNode filter, final QueryControl control) {
-            return trend(project, filter, control);
         }
     }
 
