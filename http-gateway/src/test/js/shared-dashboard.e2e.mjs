@@ -1,6 +1,6 @@
 // The shared dashboard page in a real browser: Debian's Chromium, driven by playwright-core (from this folder's npm
 // project, which the build installs before the integration tests). SharedDashboardBrowserIT sets up Eddy (a dashboard
-// with a trend, a funnel, stickiness, a lifecycle and a bold number tile, shared) and runs this with:
+// with a trend, a funnel, stickiness, a lifecycle, retention and a bold number tile, shared) and runs this with:
 //   PAGE_URL        the page, http://127.0.0.1:PORT/shared/TOKEN
 //   CAPTURE_URL     Eddy's /batch/ endpoint, PROJECT_TOKEN its project API key
 //   VIEW_EVENT, SIGNUP_EVENT, PAY_EVENT   the events the tiles count
@@ -66,6 +66,7 @@ async function tiles(page) {
     values: JSON.parse(s.dataset.values || 'null'),
     total: s.dataset.total === '' ? null : Number(s.dataset.total),
     canvas: s.querySelector('canvas') !== null,
+    table: s.querySelector('table') !== null,
     number: s.querySelector('.bold-number')?.textContent ?? null,
   })));
 }
@@ -143,6 +144,10 @@ async function main() {
     const lifecycle = byName(first, 'Lifecycle');
     same([lifecycle.kind, lifecycle.total, lifecycle.canvas, lifecycle.values.length], ['lifecycle', expected.views, true, 4], 'the lifecycle tile');
     same(lifecycle.values[0].slice(-1), [expected.views], 'the persons new today');
+    // Seven daily cohorts, the last one today's: every viewer, with no period after it yet.
+    const retention = byName(first, 'Retention');
+    same([retention.kind, retention.canvas, retention.table, retention.values.length, retention.values[6]],
+      ['retention', false, true, 7, [expected.views]], 'the retention tile');
 
     await page.evaluate(() => { window.eddyTestMarker = 'the same page'; });
     const now = { views: expected.views, funnel: [...expected.funnel] };

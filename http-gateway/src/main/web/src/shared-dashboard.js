@@ -177,10 +177,37 @@ function draw(entry, view) {
     });
     return;
   }
+  if (view.type === 'table') {
+    replace(entry, table(view));
+    return;
+  }
   const element = document.createElement(view.type === 'number' ? 'div' : 'p');
   element.className = { number: 'bold-number', text: 'text-tile', error: 'error' }[view.type] ?? 'note';
   element.textContent = view.type === 'number' ? numberFormat.format(view.number) : view.text;
   replace(entry, element);
+}
+
+/** A table view (retention) as an HTML table: a header row, then each row's cells as text. */
+function table(view) {
+  const element = document.createElement('table');
+  element.className = 'table';
+  const head = element.createTHead().insertRow();
+  for (const header of view.headers) {
+    const cell = document.createElement('th');
+    cell.textContent = header;
+    head.appendChild(cell);
+  }
+  const body = element.createTBody();
+  for (const row of view.rows) {
+    const line = body.insertRow();
+    for (const value of row) {
+      line.insertCell().textContent = value;
+    }
+  }
+  const wrapper = document.createElement('div');
+  wrapper.className = 'table-wrapper';
+  wrapper.appendChild(element);
+  return wrapper;
 }
 
 function replace(entry, element) {

@@ -6,6 +6,7 @@
 //   trend lines:  values = each series' data points, total = the first series' count;
 //   stickiness:   the same, over "1 day", "2 days", ... (the persons active on exactly that many days);
 //   lifecycles:   stacked bars, values = each status's data points (dormant negative), total = the new persons;
+//   retention:    a table, a row per cohort (or breakdown value), values = each row's counts, total = the first row's size;
 //   total values: values = each series' aggregated_value, total = the first one's (what a bold number shows);
 //   funnels:      values = each step's count (the first breakdown value's), total = the first step's count.
 
@@ -35,7 +36,7 @@ export function describe(tile) {
   if (tile.kind === 'pending') {
     return note('Waiting for live results…');
   }
-  if (!['trend', 'funnel', 'stickiness', 'lifecycle'].includes(tile.kind)) {
+  if (!['trend', 'funnel', 'stickiness', 'lifecycle', 'retention'].includes(tile.kind)) {
     return note(tile.kind === 'nothing' ? 'This insight has no query yet.' : 'This kind of insight is not drawn here.');
   }
   if (tile.result == null) {
@@ -46,6 +47,9 @@ export function describe(tile) {
   }
   if (tile.kind === 'lifecycle') {
     return lifecycle(tile);
+  }
+  if (tile.kind === 'retention') {
+    return retention(tile);
   }
   return tile.kind === 'trend' ? trend(tile) : funnel(tile);
 }
@@ -72,6 +76,37 @@ function lifecycle(tile) {
     values,
     total: number(statuses[0].count),
   };
+}
+
+/**
+ * Retention as PostHog's table shows it: a row per cohort (its start) or breakdown value, its size, then the share of
+ * it that came back in each period after (the first, the cohort itself, 100%).
+ */
+function retention(tile) {
+  const rows = Array.isArray(tile.result) ? tile.result : [];
+  if (!rows.length) {
+    return note('No cohorts in this range.');
+  }
+  const values = rows.map((r) => (Array.isArray(r.values) ? r.values.map((v) => number(v.count)) : []));
+  const periods = Math.max(...values.map((v) => v.length));
+  const period = String(rows[0].label ?? '').split(' ')[0] || 'Period';
+  return {
+    type: 'table',
+    headers: ['Cohort', 'Size', ...Array.from({ length: periods }, (_, k) => `${period} ${k}`)],
+    rows: rows.map((r, i) => [
+      r.date ? cohortDate(r.date, period) : String(r.label ?? ''),
+      String(values[i][0] ?? 0),
+      ...values[i].map((count) => percent(count, values[i][0])),
+    ]),
+    values,
+    total: values[0][0] ?? 0,
+  };
+}
+
+/** A cohort's start as its row names it: the day, with the hour for hourly periods. */
+function cohortDate(date, period) {
+  const text = String(date);
+  return period === 'Hour' ? text.slice(0, 16).replace('T', ' ') : text.slice(0, 10);
 }
 
 /** Stickiness as PostHog draws it: a line per series over its intervals' labels ("1 day", "2 days", ...). */

@@ -159,6 +159,43 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void retentionCountsEachDaysCohortComingBack() {
+        // Days 9 to 15: p2 on the 9th and 12th; the visitor (anon-1, then user-1: one person) on the 10th and 11th; p1 on
+        // the 11th, 12th, 13th and 15th; p3 on the 12th; p4 on the 15th.
+        final HttpResponse<String> post = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/retention/",
+                "{\"target_entity\":{\"id\":\"$pageview\",\"type\":\"events\"},\"date_to\":\"2020-01-15\",\"total_intervals\":7}");
+        assertThat(post.statusCode()).as(post.body()).isEqualTo(200);
+        final JsonNode body = TestEddy.json(post);
+        assertThat(body.get("timezone").asText()).isEqualTo("UTC");
+        final JsonNode cohorts = body.get("result");
+        assertThat(cohorts).extracting(c -> c.get("values").findValues("count").toString().replace(" ", "")).containsExactly("[1,0,0,1,0,0,0]", "[1,1,0,0,0,0]",
+                "[2,1,1,0,1]", "[3,1,0,1]", "[1,0,1]", "[0,0]", "[2]");
+        assertThat(cohorts.get(0).get("label").asText()).isEqualTo("Day 0");
+        assertThat(cohorts.get(0).get("date").asText()).isEqualTo("2020-01-09T00:00:00Z");
+
+        // First-time retention, as query parameters (the entity as JSON text): each person in the cohort of their first day.
+        final String params = "?retention_type=retention_first_time&total_intervals=7&date_to=2020-01-15&target_entity="
+                + URLEncoder.encode("{\"id\":\"$pageview\",\"type\":\"events\"}", StandardCharsets.UTF_8);
+        final HttpResponse<String> get = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/retention/" + params, null);
+        assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+        assertThat(TestEddy.json(get).get("result")).extracting(c -> c.get("values").findValues("count").toString().replace(" ", "")).containsExactly(
+                "[1,0,0,1,0,0,0]", "[1,1,0,0,0,0]", "[1,1,1,0,1]", "[1,0,0,0]", "[0,0,0]", "[0,0]", "[1]");
+
+        // By browser, every cohort pooled per value: p1 (Chrome) came back 1 to 4 days after one of their days.
+        final HttpResponse<String> byBrowser = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/retention/",
+                "{\"date_to\":\"2020-01-15\",\"total_intervals\":7,\"breakdowns\":[{\"property\":\"$browser\"}],\"breakdown_type\":\"event\"}");
+        assertThat(byBrowser.statusCode()).as(byBrowser.body()).isEqualTo(200);
+        final JsonNode rows = TestEddy.json(byBrowser).get("result");
+        assertThat(rows).extracting(r -> r.get("label").asText()).containsExactly("$$_posthog_breakdown_null_$$", "Chrome", "Edge", "Firefox",
+                "Safari");
+        assertThat(rows.get(1).get("values").findValues("count").toString().replace(" ", "")).isEqualTo("[1,1,1,1,1,0,0]");
+
+        final HttpResponse<String> bad = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/retention/", "{\"period\":\"Fortnight\"}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(bad).get("detail").asText()).contains("period must be one of Hour, Day, Week, Month");
+    }
+
+    @Test
     void anIdentifiedVisitorIsOnePersonFromTheirFirstVisit() {
         final JsonNode dau = trend(VISITOR_UNIQUES);
         assertThat(dau.get("result").get(0).get("aggregated_value").asInt()).as("anon-1 and user-1 are one person").isEqualTo(1);

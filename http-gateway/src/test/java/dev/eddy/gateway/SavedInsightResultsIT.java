@@ -129,6 +129,17 @@ class SavedInsightResultsIT extends EddyIT {
         assertThat(statuses).extracting(i -> i.get("data").toString())
                 .containsExactly("[1.0,0.0,0.0]", "[1.0,1.0,0.0]", "[1.0,0.0,0.0]", "[-1.0,-2.0,-1.0]");
 
+        // First-time weekly retention saved as PostHog's RetentionQuery (its returning entity, not given, is $pageview):
+        // p2, p5 and p1 first came in the week of the 5th, and p2 and p1 again the next; p3 and p4 first in that next week.
+        final long retention = insight("{\"name\":\"query retention\",\"query\":{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":"
+                + "\"RetentionQuery\",\"dateRange\":{\"date_to\":\"2020-01-15\"},\"retentionFilter\":{\"period\":\"Week\",\"totalIntervals\":3,"
+                + "\"retentionType\":\"retention_first_time\",\"targetEntity\":{\"id\":\"$pageview\",\"type\":\"events\"}}}}}");
+        final JsonNode cohorts = get(retention, "?refresh=blocking").get("result");
+        assertThat(cohorts).extracting(c -> c.get("values").findValues("count").toString().replace(" ", ""))
+                .containsExactly("[0,0,0]", "[3,2]", "[2]");
+        assertThat(cohorts).extracting(c -> c.get("date").asText()).containsExactly("2019-12-29T00:00:00Z", "2020-01-05T00:00:00Z",
+                "2020-01-12T00:00:00Z");
+
         final JsonNode funnel = get(insight("{\"name\":\"signup funnel\",\"query\":" + FUNNEL_QUERY + "}"), "?refresh=blocking");
         assertThat(funnel.get("result")).extracting(step -> step.get("count").asInt()).containsExactly(4, 3);
         assertThat(funnel.get("result").get(1).get("average_conversion_time").asDouble()).as("1 h each").isEqualTo(3600);
@@ -178,7 +189,9 @@ class SavedInsightResultsIT extends EddyIT {
         final long dashboard = dashboard("{\"name\":\"tiles\",\"filters\":{\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-12\","
                 + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\",\"type\":\"event\"}]}}");
         final long trend = insight("{\"name\":\"tile trend\",\"dashboards\":[" + dashboard + "],\"filters\":" + PAGEVIEWS + "}");
-        final long retention = insight("{\"name\":\"tile retention\",\"dashboards\":[" + dashboard + "],\"filters\":{\"insight\":\"RETENTION\"}}");
+        final long retention = insight("{\"name\":\"tile retention\",\"dashboards\":[" + dashboard + "],\"filters\":{\"insight\":\"RETENTION\","
+                + "\"total_intervals\":4}}");
+        final long paths = insight("{\"name\":\"tile paths\",\"dashboards\":[" + dashboard + "],\"filters\":{\"insight\":\"PATHS\"}}");
 
         final JsonNode before = TestEddy.json(eddy.getAuthorized("/api/projects/1/dashboards/" + dashboard + "/"));
         assertThat(tile(before, trend).get("insight").get("result").isNull()).isTrue();
@@ -188,9 +201,13 @@ class SavedInsightResultsIT extends EddyIT {
         assertThat(trendTile.get("insight").get("result").get(0).get("data").toString()).as("Chrome only, 9th to 12th").isEqualTo("[0,1,2,2]");
         assertThat(trendTile.get("is_cached").asBoolean()).isFalse();
         assertThat(trendTile.get("last_refresh").asText()).isEqualTo(trendTile.get("insight").get("last_refresh").asText());
-        final JsonNode unsupported = tile(refreshed, retention).get("insight");
+        // Retention ends at the dashboard's date_to, over its Chrome users: p5 on the 10th and 11th, p1 on the 11th and
+        // 12th, p3 on the 12th.
+        assertThat(tile(refreshed, retention).get("insight").get("result")).extracting(c -> c.get("values").findValues("count").toString()
+                .replace(" ", "")).containsExactly("[0,0,0,0]", "[1,1,0]", "[2,1]", "[2]");
+        final JsonNode unsupported = tile(refreshed, paths).get("insight");
         assertThat(unsupported.get("result").isNull()).isTrue();
-        assertThat(unsupported.get("query_status").get("error_message").asText()).isEqualTo("Retention insights are not supported by Eddy yet.");
+        assertThat(unsupported.get("query_status").get("error_message").asText()).isEqualTo("Paths insights are not supported by Eddy yet.");
 
         final JsonNode later = tile(TestEddy.json(eddy.getAuthorized("/api/projects/1/dashboards/" + dashboard + "/")), trend);
         assertThat(later.get("is_cached").asBoolean()).isTrue();

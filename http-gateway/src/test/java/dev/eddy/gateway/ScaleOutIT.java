@@ -240,7 +240,8 @@ class ScaleOutIT {
         }
         assertThat(funnel.statusCode()).as(funnel.body()).isEqualTo(200);
         final JsonNode sticky = trend(gateway, queries.get(3));
-        return sticky == null ? null : ReferenceAnalytics.parse(totals, byUrl, TestEddy.json(funnel).path("result"), sticky);
+        final JsonNode retention = sticky == null ? null : insight(gateway, "retention", queries.get(4));
+        return retention == null ? null : ReferenceAnalytics.parse(totals, byUrl, TestEddy.json(funnel).path("result"), sticky, retention);
     }
 
     @Test
@@ -436,7 +437,12 @@ class ScaleOutIT {
 
     /** The trend's result, or null while the instances are rebalancing (503). */
     private static JsonNode trend(final TestEddy eddy, final String query) {
-        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/", query);
+        return insight(eddy, "trend", query);
+    }
+
+    /** The result of {@code query} on the legacy route of {@code insight} ({@code trend}, {@code retention}), or null on a 503. */
+    private static JsonNode insight(final TestEddy eddy, final String insight, final String query) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/" + insight + "/", query);
         if (response.statusCode() == 503) {
             return null;
         }

@@ -336,21 +336,30 @@ public final class SeriesPartial {
     }
 
     /**
-     * For each actor of a distinct-actor series without a breakdown, the buckets it was active in: what stickiness and
-     * lifecycles count.
+     * For each actor of a distinct-actor series, the buckets it was active in (under any breakdown value): what
+     * stickiness, lifecycles and retention count.
      */
     public Map<String, java.util.BitSet> activity() {
         final Map<String, java.util.BitSet> activity = new HashMap<>();
-        for (final Cell[] row : cells.values()) {
-            for (int b = 0; b < row.length; b++) {
-                final Cell cell = row[b];
-                if (cell != null && cell.actors != null) {
-                    final int bucket = b;
-                    cell.actors.forEach(actor -> activity.computeIfAbsent(actor, a -> new java.util.BitSet()).set(bucket));
-                }
+        cells.values().forEach(row -> addActivity(row, activity));
+        return activity;
+    }
+
+    /** {@link #activity()} per breakdown value: each value's actors, with the buckets each was active in under it. */
+    public Map<String, Map<String, java.util.BitSet>> activityByBreakdown() {
+        final Map<String, Map<String, java.util.BitSet>> byValue = new HashMap<>();
+        cells.forEach((value, row) -> addActivity(row, byValue.computeIfAbsent(value, v -> new HashMap<>())));
+        return byValue;
+    }
+
+    private static void addActivity(final Cell[] row, final Map<String, java.util.BitSet> activity) {
+        for (int b = 0; b < row.length; b++) {
+            final Cell cell = row[b];
+            if (cell != null && cell.actors != null) {
+                final int bucket = b;
+                cell.actors.forEach(actor -> activity.computeIfAbsent(actor, a -> new java.util.BitSet()).set(bucket));
             }
         }
-        return activity;
     }
 
     /** Adds another partial of the same series and range into this one. */

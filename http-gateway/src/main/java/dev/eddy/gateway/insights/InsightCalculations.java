@@ -267,13 +267,9 @@ public final class InsightCalculations {
         final InsightCalculation c = job.calculation();
         final Future<? extends JsonNode> result;
         try {
-            result = switch (c.kind()) {
-                case TREND -> engine.calculate(InsightEngine.Kind.TREND, job.project(), c.filter(), control);
-                case FUNNEL -> engine.calculate(InsightEngine.Kind.FUNNEL, job.project(), c.filter(), control);
-                case STICKINESS -> engine.calculate(InsightEngine.Kind.STICKINESS, job.project(), c.filter(), control);
-                case LIFECYCLE -> engine.calculate(InsightEngine.Kind.LIFECYCLE, job.project(), c.filter(), control);
-                default -> Future.failedFuture(ApiError.badRequest("invalid_input", c.problem(), null));
-            };
+            result = c.kind().calculated()
+                    ? engine.calculate(InsightEngine.Kind.valueOf(c.kind().name()), job.project(), c.filter(), control)
+                    : Future.failedFuture(ApiError.badRequest("invalid_input", c.problem(), null));
         } catch (final RuntimeException e) {
             return Future.failedFuture(e);
         }

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * PostHog's HogQL insight queries ({@code TrendsQuery}, {@code FunnelsQuery}, {@code StickinessQuery},
- * {@code LifecycleQuery}) in the legacy filter format Eddy's engine reads: the common fields of PostHog's query schema, each mapped to its legacy name. A
+ * {@code LifecycleQuery}, {@code RetentionQuery}) in the legacy filter format Eddy's engine reads: the common fields of PostHog's query schema, each mapped to its legacy name. A
  * field Eddy would otherwise ignore (and so answer something else than asked) is refused with a message naming it.
  */
 public final class QueryTranslation {
@@ -42,8 +42,11 @@ public final class QueryTranslation {
         final boolean stickiness = "StickinessQuery".equals(kind);
         final boolean lifecycle = "LifecycleQuery".equals(kind);
         final boolean trend = "TrendsQuery".equals(kind);
+        if ("RetentionQuery".equals(kind)) {
+            return retention(source);
+        }
         if (!trend && !stickiness && !lifecycle && !"FunnelsQuery".equals(kind)) {
-            throw new IllegalArgumentException(kind + " is not a trends, funnels, stickiness or lifecycle query");
+            throw new IllegalArgumentException(kind + " is not a trends, funnels, stickiness, lifecycle or retention query");
         }
         final ObjectNode filter = Json.mapper().createObjectNode();
         filter.put("insight", stickiness ? "STICKINESS" : lifecycle ? "LIFECYCLE" : trend ? "TRENDS" : "FUNNELS");
@@ -79,6 +82,63 @@ public final class QueryTranslation {
                     + "use math unique_group on the series");
         }
         return filter;
+    }
+
+    /**
+     * A {@code RetentionQuery}: its {@code retentionFilter}'s entities, period, intervals and type, its {@code dateRange}'s
+     * end (the cohorts count back from it, as in the legacy filter), filters, groups and breakdown. A missing returning
+     * entity is {@code $pageview}, as PostHog's query runner has it (the legacy filter's default is the target).
+     */
+    private static ObjectNode retention(final JsonNode source) {
+        final ObjectNode filter = Json.mapper().createObjectNode();
+        filter.put("insight", "RETENTION");
+        final JsonNode options = source.path("retentionFilter");
+        filter.set("target_entity", retentionEntity(options.path("targetEntity"), "targetEntity"));
+        filter.set("returning_entity", retentionEntity(options.path("returningEntity"), "returningEntity"));
+        copy(options, "period", filter, "period");
+        copy(options, "totalIntervals", filter, "total_intervals");
+        copy(options, "retentionType", filter, "retention_type");
+        copy(options, "cumulative", filter, "cumulative");
+        if (options.path("minimumOccurrences").asInt(1) > 1) {
+            throw new IllegalArgumentException("minimumOccurrences is not supported by Eddy yet");
+        }
+        if (options.hasNonNull("retentionCustomBrackets")) {
+            throw new IllegalArgumentException("retentionCustomBrackets is not supported by Eddy yet");
+        }
+        if ("24_hour_windows".equals(options.path("timeWindowMode").asText())) {
+            throw new IllegalArgumentException("timeWindowMode 24_hour_windows is not supported by Eddy yet");
+        }
+        if (!options.path("aggregationType").asText("count").equals("count")) {
+            throw new IllegalArgumentException("retention aggregationType " + options.get("aggregationType").asText() + " is not supported by Eddy yet");
+        }
+        copy(source.path("dateRange"), "date_to", filter, "date_to");
+        copy(source, "properties", filter, "properties");
+        copy(source, "filterTestAccounts", filter, "filter_test_accounts");
+        copy(source, "aggregation_group_type_index", filter, "aggregation_group_type_index");
+        final JsonNode breakdownFilter = source.path("breakdownFilter");
+        if (breakdownFilter.path("breakdowns").isArray() && !breakdownFilter.get("breakdowns").isEmpty()) {
+            filter.set("breakdowns", breakdownFilter.get("breakdowns").deepCopy());
+        } else {
+            copy(breakdownFilter, "breakdown", filter, "breakdown");
+            copy(breakdownFilter, "breakdown_group_type_index", filter, "breakdown_group_type_index");
+        }
+        copy(breakdownFilter, "breakdown_type", filter, "breakdown_type");
+        return filter;
+    }
+
+    private static JsonNode retentionEntity(final JsonNode entity, final String name) {
+        if (entity.isMissingNode() || entity.isNull()) {
+            return "returningEntity".equals(name) ? Json.mapper().createObjectNode().put("id", "$pageview").put("type", "events")
+                    : Json.mapper().nullNode();
+        }
+        if ("actions".equals(entity.path("type").asText()) || "ActionsNode".equals(entity.path("kind").asText())) {
+            throw new IllegalArgumentException(ACTIONS);
+        }
+        final ObjectNode legacy = Json.mapper().createObjectNode();
+        legacy.set("id", entity.path("id").isMissingNode() ? entity.path("event") : entity.get("id"));
+        legacy.put("type", "events");
+        copy(entity, "properties", legacy, "properties");
+        return legacy;
     }
 
     private static ArrayNode series(final JsonNode series, final boolean trend) {

@@ -18,7 +18,7 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * {@code POST /api/projects/:project_id/insights/trend} and {@code /insights/funnel} (the query as a JSON body) and
+ * {@code POST /api/projects/:project_id/insights/trend}, {@code /insights/funnel} and {@code /insights/retention} (the query as a JSON body) and
  * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
  * PostHog's legacy query endpoints (the trend one also answers stickiness and lifecycles: {@code insight: STICKINESS} or
  * {@code LIFECYCLE}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
@@ -36,19 +36,24 @@ public final class InsightQueryRoutes {
     }
 
     public void mount(final Router router) {
-        for (final boolean trend : new boolean[] {true, false}) {
-            final String path = "/api/projects/:project_id/insights/" + (trend ? "trend" : "funnel");
-            router.post(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx), trend));
-            router.get(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, fromParams(ctx.queryParams()), trend));
+        for (final String insight : new String[] {"trend", "funnel", "retention"}) {
+            final String path = "/api/projects/:project_id/insights/" + insight;
+            router.post(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx), insight));
+            router.get(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, fromParams(ctx.queryParams()), insight));
         }
     }
 
-    private void run(final RoutingContext ctx, final JsonNode query, final boolean trend) {
+    private void run(final RoutingContext ctx, final JsonNode query, final String insight) {
         final long projectId = Params.pathId(ctx, "project_id");
+        final boolean trend = "trend".equals(insight);
+        final InsightEngine.Kind kind = switch (insight) {
+            case "funnel" -> InsightEngine.Kind.FUNNEL;
+            case "retention" -> InsightEngine.Kind.RETENTION;
+            default -> shownAs(query, "STICKINESS") ? InsightEngine.Kind.STICKINESS
+                    : shownAs(query, "LIFECYCLE") ? InsightEngine.Kind.LIFECYCLE : InsightEngine.Kind.TREND;
+        };
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> queries.calculate(!trend ? InsightEngine.Kind.FUNNEL
-                        : shownAs(query, "STICKINESS") ? InsightEngine.Kind.STICKINESS
-                        : shownAs(query, "LIFECYCLE") ? InsightEngine.Kind.LIFECYCLE : InsightEngine.Kind.TREND, project, query).map(result -> {
+                .compose(project -> queries.calculate(kind, project, query).map(result -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());

@@ -97,9 +97,32 @@ class QueryTranslationTest {
     }
 
     @Test
+    void aRetentionQueryIsTheLegacyRetentionFilterWithPageviewsReturningByDefault() {
+        final InsightCalculation query = InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"RetentionQuery\","
+                + "\"dateRange\":{\"date_from\":\"-7d\",\"date_to\":\"2020-01-15\"},\"filterTestAccounts\":true,"
+                + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\"}],\"breakdownFilter\":{\"breakdown\":\"plan\",\"breakdown_type\":\"person\"},"
+                + "\"retentionFilter\":{\"period\":\"Week\",\"totalIntervals\":5,\"retentionType\":\"retention_first_time\",\"cumulative\":true,"
+                + "\"retentionReference\":\"previous\",\"targetEntity\":{\"id\":\"signed up\",\"type\":\"events\",\"name\":\"signed up\","
+                + "\"properties\":[{\"key\":\"x\",\"value\":1}]}}}}"));
+        assertThat(query.kind()).isEqualTo(InsightCalculation.Kind.RETENTION);
+        assertThat(query.interval()).isEqualTo("week");
+        assertThat(query.filter()).isEqualTo(json("{\"insight\":\"RETENTION\",\"target_entity\":{\"id\":\"signed up\",\"type\":\"events\","
+                + "\"properties\":[{\"key\":\"x\",\"value\":1}]},\"returning_entity\":{\"id\":\"$pageview\",\"type\":\"events\"},"
+                + "\"period\":\"Week\",\"total_intervals\":5,\"retention_type\":\"retention_first_time\",\"cumulative\":true,\"date_to\":\"2020-01-15\","
+                + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\"}],\"filter_test_accounts\":true,\"breakdown\":\"plan\","
+                + "\"breakdown_type\":\"person\"}"));
+        assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\",\"period\":\"Month\"}"), null).kind())
+                .isEqualTo(InsightCalculation.Kind.RETENTION);
+        assertThat(problem("{\"kind\":\"RetentionQuery\",\"retentionFilter\":{\"targetEntity\":{\"id\":3,\"type\":\"actions\"}}}"))
+                .isEqualTo("actions are not supported by Eddy yet; use events");
+        assertThat(problem("{\"kind\":\"RetentionQuery\",\"retentionFilter\":{\"minimumOccurrences\":3}}"))
+                .isEqualTo("minimumOccurrences is not supported by Eddy yet");
+    }
+
+    @Test
     void otherInsightKindsAreUnsupportedWithAReason() {
-        assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\"}"), null).problem())
-                .isEqualTo("Retention insights are not supported by Eddy yet.");
+        assertThat(InsightCalculation.of(json("{\"insight\":\"PATHS\"}"), null).problem())
+                .isEqualTo("Paths insights are not supported by Eddy yet.");
         assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"PathsQuery\"}}")).problem())
                 .isEqualTo("Paths insights are not supported by Eddy yet.");
         final InsightCalculation sql = InsightCalculation.of(null, json("{\"kind\":\"DataVisualizationNode\","

@@ -47,9 +47,11 @@ public final class ReferenceAnalytics {
      * @param byUrl  per URL, {@code view} events not on Safari per day
      * @param funnel persons reaching each step of view → signup → buy in {@link #WINDOW_DAYS} days
      * @param sticky persons with a {@code view} on exactly 1, 2, ... of the range's days (stickiness)
+     * @param retention per day of the range, its persons with a {@code view}, then how many of them had one 1, 2, ...
+     *                  days later, up to the range's end (daily recurring retention)
      */
     public record Answers(Map<LocalDate, Long> views, Map<LocalDate, Long> dau, Map<String, Map<LocalDate, Long>> byUrl,
-                          List<Integer> funnel, List<Long> sticky) {
+                          List<Integer> funnel, List<Long> sticky, List<List<Long>> retention) {
     }
 
     private final String run;
@@ -184,6 +186,16 @@ public final class ReferenceAnalytics {
         final Long[] sticky = new Long[(int) java.time.temporal.ChronoUnit.DAYS.between(firstDay, lastDay) + 1];
         java.util.Arrays.fill(sticky, 0L);
         daysActive.values().forEach(n -> sticky[n - 1]++);
+        final int days = sticky.length;
+        final List<List<Long>> retention = new ArrayList<>();
+        for (int i = 0; i < days; i++) {
+            final Set<String> cohort = daily.getOrDefault(firstDay.plusDays(i), Set.of());
+            final List<Long> row = new ArrayList<>(List.of((long) cohort.size()));
+            for (int k = 1; i + k < days; k++) {
+                row.add(cohort.stream().filter(daily.getOrDefault(firstDay.plusDays(i + k), Set.of())::contains).count());
+            }
+            retention.add(row);
+        }
         final int[] reached = new int[3];
         for (final List<Sent> events : byPerson.values()) {
             final int steps = funnelSteps(events);
@@ -191,7 +203,7 @@ public final class ReferenceAnalytics {
                 reached[s]++;
             }
         }
-        return new Answers(views, dau, byUrl, List.of(reached[0], reached[1], reached[2]), List.of(sticky));
+        return new Answers(views, dau, byUrl, List.of(reached[0], reached[1], reached[2]), List.of(sticky), retention);
     }
 
     /**
@@ -219,7 +231,7 @@ public final class ReferenceAnalytics {
         return best;
     }
 
-    /** The trend, funnel and stickiness queries whose answers {@link #parse} reads, in that order. */
+    /** The trend, funnel, stickiness and retention queries whose answers {@link #parse} reads, in that order. */
     public List<String> queries() {
         final String range = "\"date_from\":\"" + firstDay + "\",\"date_to\":\"" + lastDay + "\"";
         return List.of(
@@ -229,11 +241,14 @@ public final class ReferenceAnalytics {
                 "{\"insight\":\"FUNNELS\",\"events\":[{\"id\":\"" + view() + "\",\"order\":0},{\"id\":\"" + signup() + "\",\"order\":1},"
                         + "{\"id\":\"" + buy() + "\",\"order\":2}],\"funnel_window_interval\":" + WINDOW_DAYS
                         + ",\"funnel_window_interval_unit\":\"day\"," + range + "}",
-                "{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"" + view() + "\"}],\"interval\":\"day\"," + range + "}");
+                "{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"" + view() + "\"}],\"interval\":\"day\"," + range + "}",
+                "{\"target_entity\":{\"id\":\"" + view() + "\",\"type\":\"events\"},\"period\":\"Day\",\"date_to\":\"" + lastDay
+                        + "\",\"total_intervals\":" + (java.time.temporal.ChronoUnit.DAYS.between(firstDay, lastDay) + 1) + "}");
     }
 
-    /** Eddy's answers to {@link #queries}: the two trends', the funnel's and the stickiness results, as {@link Answers}. */
-    public static Answers parse(final JsonNode totals, final JsonNode byUrl, final JsonNode funnel, final JsonNode sticky) {
+    /** Eddy's answers to {@link #queries}: the two trends', the funnel's, the stickiness and retention results, as {@link Answers}. */
+    public static Answers parse(final JsonNode totals, final JsonNode byUrl, final JsonNode funnel, final JsonNode sticky,
+                                final JsonNode retention) {
         final Map<String, Map<LocalDate, Long>> urls = new TreeMap<>();
         byUrl.forEach(series -> {
             final Map<LocalDate, Long> days = days(series);
@@ -245,7 +260,9 @@ public final class ReferenceAnalytics {
         funnel.forEach(step -> steps.add(step.path("count").asInt()));
         final List<Long> actors = new ArrayList<>();
         sticky.path(0).path("data").forEach(n -> actors.add(n.asLong()));
-        return new Answers(days(totals.path(0)), days(totals.path(1)), urls, steps, actors);
+        final List<List<Long>> cohorts = new ArrayList<>();
+        retention.forEach(cohort -> cohorts.add(cohort.path("values").findValues("count").stream().map(JsonNode::asLong).toList()));
+        return new Answers(days(totals.path(0)), days(totals.path(1)), urls, steps, actors, cohorts);
     }
 
     /** A series' days with a value other than 0. */

@@ -23,6 +23,7 @@ import dev.eddy.topology.StreamsApp;
 import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.LifecycleQuery;
 import dev.eddy.trends.PropertyLookup;
+import dev.eddy.trends.RetentionQuery;
 import dev.eddy.trends.StickinessQuery;
 import dev.eddy.trends.TimelineEventSource;
 import dev.eddy.trends.TrendQuery;
@@ -45,7 +46,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * Trends and funnels over the stores of a streams instance. A query is parsed into a {@link Calculation} (refused
+ * Trends and funnels over the stores of a streams instance, and the insights read as trends of distinct actors
+ * (stickiness, lifecycles, retention). A query is parsed into a {@link Calculation} (refused
  * with {@link InvalidQuery} as PostHog refuses it); every instance then reads a mergeable partial of the timeline
  * partitions it runs ({@link #read}: a person and its timeline live on one partition, with the person's properties),
  * and the merged partials make PostHog's result ({@link Calculation#result}). Who reads which partitions, and how
@@ -300,7 +302,8 @@ public final class InsightEngine {
         TREND(new TrendEngine()),
         FUNNEL(new FunnelEngine()),
         STICKINESS(new StickinessEngine()),
-        LIFECYCLE(new LifecycleEngine());
+        LIFECYCLE(new LifecycleEngine()),
+        RETENTION(new RetentionEngine());
 
         final Engine<?, ?> engine;
 
@@ -490,34 +493,24 @@ public final class InsightEngine {
     }
 
     /**
-     * Stickiness reads the partials of its trend of distinct actors per interval ({@link StickinessQuery#trend}), rollups
-     * and kept answers included, and counts the actors of the merged whole by how many intervals they were active in.
+     * An insight whose partial is its trend's own (rollups and kept answers included): only the parsing and the
+     * counting of the merged whole are its.
      */
-    private static final class StickinessEngine extends OverTrend<StickinessQuery, TrendQuery.Partial> {
-        @Override
-        TrendQuery trend(final StickinessQuery query) {
-            return query.trend();
-        }
-
+    private abstract static class OverWholeTrend<Q> extends OverTrend<Q, TrendQuery.Partial> {
         @Override
         TrendQuery.Partial trendPartial(final TrendQuery.Partial partial) {
             return partial;
         }
 
         @Override
-        public StickinessQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return StickinessQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        public TrendQuery.Partial partial(final Q query) {
+            return trend(query).partial();
         }
 
         @Override
-        public TrendQuery.Partial partial(final StickinessQuery query) {
-            return query.trend().partial();
-        }
-
-        @Override
-        public boolean count(final StickinessQuery query, final TrendQuery.Partial partial, final HourlyCells hourly,
+        public boolean count(final Q query, final TrendQuery.Partial partial, final HourlyCells hourly,
                              final ReadOnlyKeyValueStore<Bytes, byte[]> markers, final long projectId) {
-            return trends.count(query.trend(), partial, hourly, markers, projectId);
+            return trends.count(trend(query), partial, hourly, markers, projectId);
         }
 
         @Override
@@ -531,12 +524,49 @@ public final class InsightEngine {
         }
 
         @Override
-        public TrendQuery.Partial decode(final StickinessQuery query, final byte[] bytes) {
-            return query.trend().decode(bytes);
+        public TrendQuery.Partial decode(final Q query, final byte[] bytes) {
+            return trend(query).decode(bytes);
+        }
+    }
+
+    /**
+     * Stickiness reads the partials of its trend of distinct actors per interval ({@link StickinessQuery#trend}), rollups
+     * and kept answers included, and counts the actors of the merged whole by how many intervals they were active in.
+     */
+    private static final class StickinessEngine extends OverWholeTrend<StickinessQuery> {
+        @Override
+        TrendQuery trend(final StickinessQuery query) {
+            return query.trend();
+        }
+
+        @Override
+        public StickinessQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return StickinessQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
         }
 
         @Override
         public JsonNode result(final StickinessQuery query, final TrendQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
+     * Retention reads the partials of its trend of distinct actors per period of the target and the returning event
+     * ({@link RetentionQuery#trend}), rollups and kept answers included, and counts the cohorts of the merged whole.
+     */
+    private static final class RetentionEngine extends OverWholeTrend<RetentionQuery> {
+        @Override
+        TrendQuery trend(final RetentionQuery query) {
+            return query.trend();
+        }
+
+        @Override
+        public RetentionQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return RetentionQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public JsonNode result(final RetentionQuery query, final TrendQuery.Partial whole) {
             return query.result(whole);
         }
     }
