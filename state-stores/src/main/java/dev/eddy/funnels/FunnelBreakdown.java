@@ -139,24 +139,11 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
             };
             String text = node == null || node.isNull() || node.isMissingNode() ? "" : node.isTextual() ? node.asText() : node.toString();
             if (normalizeUrl) {
-                text = withoutTrailingUrlSeparators(text);
+                text = dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators(text);
             }
             value.add(text);
         }
         return value;
-    }
-
-    /**
-     * The text without its trailing {@code /}, {@code ?} and {@code #} ({@code "/"} when nothing is left). A loop, not
-     * {@code replaceAll("[/?#]*$", "")}: that regex retries from every position of a long run of separators that is
-     * not at the end, quadratic time on a hostile property value (seconds for 40 kB).
-     */
-    static String withoutTrailingUrlSeparators(final String text) {
-        int end = text.length();
-        while (end > 0 && "/?#".indexOf(text.charAt(end - 1)) >= 0) {
-            end--;
-        }
-        return end == 0 ? "/" : text.substring(0, end);
     }
 
     /** Whether an actor is evaluated per value only over the events carrying it ({@code all_events}). */

@@ -36,9 +36,8 @@ public final class LifecycleQuery {
     /** The statuses in PostHog's order. */
     private static final List<String> STATUSES = List.of("new", "returning", "resurrecting", "dormant");
     /** The trend's options that have no meaning for a lifecycle: PostHog drops them too. */
-    private static final List<String> DROPPED = List.of("breakdown", "breakdown_type", "breakdown_limit", "breakdown_group_type_index",
-            "breakdown_hide_other_aggregation", "breakdown_normalize_url", "breakdown_histogram_bin_count", "breakdowns", "formula",
-            "display", "shown_as", "compare", "compare_to");
+    private static final List<String> DROPPED = java.util.stream.Stream.concat(TrendQuery.LINE_OPTIONS.stream(),
+            java.util.stream.Stream.of("compare", "compare_to")).toList();
 
     /** The trend from one interval before the range to the end of its last interval. */
     private final TrendQuery trend;

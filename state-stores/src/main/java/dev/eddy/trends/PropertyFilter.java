@@ -73,6 +73,20 @@ public final class PropertyFilter {
     }
 
     /**
+     * A URL without its trailing {@code /}, {@code ?} and {@code #} ({@code "/"} when nothing is left), as PostHog's
+     * {@code breakdown_normalize_url} cuts breakdown values. A loop, not {@code replaceAll("[/?#]*$", "")}: that regex
+     * retries from every position of a long run of separators that is not at the end, quadratic time on a hostile
+     * property value (seconds for 40 kB).
+     */
+    public static String withoutTrailingUrlSeparators(final String text) {
+        int end = text.length();
+        while (end > 0 && "/?#".indexOf(text.charAt(end - 1)) >= 0) {
+            end--;
+        }
+        return end == 0 ? "/" : text.substring(0, end);
+    }
+
+    /**
      * @param properties the query's {@code properties}: null, a list, a group, or the legacy object form
      * @throws IllegalArgumentException on a filter PostHog would refuse (no key, an unknown type or operator)
      */

@@ -27,9 +27,7 @@ import java.util.function.Supplier;
 public final class StickinessQuery {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** The trend's options that have no meaning for stickiness: PostHog drops them too. */
-    private static final List<String> DROPPED = List.of("breakdown", "breakdown_type", "breakdown_limit", "breakdown_group_type_index",
-            "breakdown_hide_other_aggregation", "breakdown_normalize_url", "breakdown_histogram_bin_count", "breakdowns", "formula",
-            "display", "shown_as");
+    private static final List<String> DROPPED = TrendQuery.LINE_OPTIONS;
 
     private final TrendQuery trend;
     private final boolean cumulative;

@@ -37,6 +37,13 @@ public final class TrendQuery {
     private static final Set<String> TOTAL_VALUE_DISPLAYS = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap",
             "ActionsTable", "CalendarHeatmap");
     private static final int DEFAULT_BREAKDOWN_LIMIT = 25;
+    /**
+     * The options that shape a trend's lines (breakdowns, formulas, display, smoothing) and mean nothing to the
+     * insights read from a trend's actors (stickiness, lifecycles): PostHog drops them there.
+     */
+    static final List<String> LINE_OPTIONS = List.of("breakdown", "breakdown_type", "breakdown_limit", "breakdown_group_type_index",
+            "breakdown_hide_other_aggregation", "breakdown_normalize_url", "breakdown_histogram_bin_count", "breakdowns", "formula",
+            "display", "shown_as", "smoothing_intervals");
     /** The most series one trend may have (a formula's letters reach Z; queries past that are not dashboards). */
     static final int MAX_SERIES = 100;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -53,8 +60,12 @@ public final class TrendQuery {
         }
     }
 
-    /** One property a trend is broken down by: an event's, its person's or one of its groups'. */
-    record Dimension(String property, String type, int groupTypeIndex) {
+    /**
+     * One property a trend is broken down by: an event's, its person's or one of its groups'.
+     *
+     * @param normalizeUrl its values without trailing {@code /}, {@code ?} and {@code #} ({@code breakdown_normalize_url})
+     */
+    record Dimension(String property, String type, int groupTypeIndex, boolean normalizeUrl) {
     }
 
     /**
@@ -90,10 +101,13 @@ public final class TrendQuery {
     private final Optional<Breakdown> breakdown;
     private final String display;
     private final Optional<Formula> formula;
+    /** {@code smoothing_intervals}: each point the average of this many up to it (1: as counted). */
+    private final int smoothing;
     private final ObjectNode filter;
 
     private TrendQuery(final List<Series> series, final DateRange range, final Optional<DateRange> previous, final PropertyFilter global,
-                       final Optional<Breakdown> breakdown, final String display, final Optional<Formula> formula, final ObjectNode filter) {
+                       final Optional<Breakdown> breakdown, final String display, final Optional<Formula> formula, final int smoothing,
+                       final ObjectNode filter) {
         this.series = series;
         this.range = range;
         this.previous = previous;
@@ -106,6 +120,7 @@ public final class TrendQuery {
         this.breakdown = breakdown;
         this.display = display;
         this.formula = formula;
+        this.smoothing = smoothing;
         this.filter = filter;
     }
 
@@ -175,7 +190,20 @@ public final class TrendQuery {
         final Optional<DateRange> previous = query.path("compare").asBoolean(false)
                 ? Optional.of(range.previous(text(query.get("date_from")), text(query.get("date_to")), text(query.get("compare_to"))))
                 : Optional.empty();
-        return new TrendQuery(series, range, previous, global, breakdown, display, formula, echo(query, range, interval, display));
+        return new TrendQuery(series, range, previous, global, breakdown, display, formula, smoothing(query.get("smoothing_intervals")),
+                echo(query, range, interval, display));
+    }
+
+    /** {@code smoothing_intervals} as PostHog's filter reads it: absent or empty is 1, otherwise a positive whole number. */
+    private static int smoothing(final JsonNode given) {
+        if (given == null || given.isNull() || given.isTextual() && given.asText().isBlank()) {
+            return 1;
+        }
+        final String text = given.isIntegralNumber() ? given.asText() : given.isTextual() ? given.asText().trim() : "";
+        if (!text.matches("\\d{1,6}") || Integer.parseInt(text) < 1) {
+            throw new IllegalArgumentException("Smoothing intervals must be a positive integer!");
+        }
+        return Integer.parseInt(text);
     }
 
     /** {@code breakdown} (one property), or {@code breakdowns} (a list of one to three), as PostHog reads them. */
@@ -197,14 +225,15 @@ public final class TrendQuery {
                 if (b.hasNonNull("histogram_bin_count")) {
                     throw new IllegalArgumentException("histogram_bin_count is not supported by Eddy yet");
                 }
-                if (b.path("normalize_url").asBoolean(false)) {
-                    throw new IllegalArgumentException("normalize_url in breakdowns is not supported by Eddy yet");
-                }
-                dimensions.add(dimension(b.get("property").asText(), b.path("type").asText("event"), b.path("group_type_index").asInt(-1)));
+                dimensions.add(dimension(b.get("property").asText(), b.path("type").asText("event"), b.path("group_type_index").asInt(-1),
+                        b.path("normalize_url").asBoolean(false)));
             }
         } else {
+            if (text(query.get("breakdown")).isPresent() && query.hasNonNull("breakdown_histogram_bin_count")) {
+                throw new IllegalArgumentException("breakdown_histogram_bin_count is not supported by Eddy yet");
+            }
             text(query.get("breakdown")).ifPresent(property -> dimensions.add(dimension(property, query.path("breakdown_type").asText("event"),
-                    query.path("breakdown_group_type_index").asInt(-1))));
+                    query.path("breakdown_group_type_index").asInt(-1), query.path("breakdown_normalize_url").asBoolean(false))));
         }
         if (dimensions.isEmpty()) {
             return Optional.empty();
@@ -216,14 +245,14 @@ public final class TrendQuery {
         return Optional.of(new Breakdown(List.copyOf(dimensions), listed, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false)));
     }
 
-    private static Dimension dimension(final String property, final String type, final int groupIndex) {
+    private static Dimension dimension(final String property, final String type, final int groupIndex, final boolean normalizeUrl) {
         if (!List.of("event", "person", "group").contains(type)) {
             throw new IllegalArgumentException("breakdown_type " + type + " is not supported by Eddy yet");
         }
         if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
             throw new IllegalArgumentException("a group breakdown needs a breakdown_group_type_index from 0 to 4");
         }
-        return new Dimension(property, type, groupIndex);
+        return new Dimension(property, type, groupIndex, normalizeUrl);
     }
 
     public DateRange range() {
@@ -326,7 +355,8 @@ public final class TrendQuery {
             return Optional.empty();
         }
         final StringBuilder shape = new StringBuilder("global=").append(global).append(";breakdown=")
-                .append(breakdown.map(b -> (b.listed() ? "list" : "") + b.dimensions().stream().map(d -> quoted(Optional.of(d.property()))).toList())
+                .append(breakdown.map(b -> (b.listed() ? "list" : "") + b.dimensions().stream()
+                        .map(d -> quoted(Optional.of(d.property())) + (d.normalizeUrl() ? "/normalized" : "")).toList())
                         .orElse("null"));
         for (final Series s : series) {
             if (!s.properties().fixedByEvent()) {
@@ -574,7 +604,7 @@ public final class TrendQuery {
         final BlockRows rows = new BlockRows(block, properties);
         final BlockFilter globalFilter = global.matchesEverything() ? null : BlockFilter.of(rows, global, now);
         final String[] breakdownByCode = breakdown.flatMap(Breakdown::singleEventProperty)
-                .map(property -> eventBreakdownValues(block.property(property))).orElse(null);
+                .map(property -> eventBreakdownValues(breakdown.get().dimensions().get(0), block.property(property))).orElse(null);
         for (final Series s : series) {
             final int eventCode = s.event().map(name -> block.events().codeOf(name)).orElse(ANY_EVENT);
             if (eventCode == -1) {
@@ -698,10 +728,10 @@ public final class TrendQuery {
     }
 
     /** An event property's breakdown value for each code of its column. */
-    private static String[] eventBreakdownValues(final EventBlock.Column column) {
+    private static String[] eventBreakdownValues(final Dimension dimension, final EventBlock.Column column) {
         final String[] values = new String[column.size()];
         for (int code = 0; code < values.length; code++) {
-            values[code] = breakdownValue(column.entry(code));
+            values[code] = breakdownValue(dimension, column.entry(code));
         }
         return values;
     }
@@ -732,11 +762,17 @@ public final class TrendQuery {
     }
 
     private static String breakdownValue(final Dimension d, final PropertyFilter.Source source) {
-        return breakdownValue(switch (d.type()) {
+        return breakdownValue(d, switch (d.type()) {
             case "person" -> source.person(d.property());
             case "group" -> source.group(d.groupTypeIndex(), d.property());
             default -> source.event(d.property());
         });
+    }
+
+    /** A dimension's breakdown value of a property value: normalized as a URL when asked. */
+    private static String breakdownValue(final Dimension d, final JsonNode value) {
+        final String text = breakdownValue(value);
+        return d.normalizeUrl() && !TrendEvent.NULL_BREAKDOWN.equals(text) ? PropertyFilter.withoutTrailingUrlSeparators(text) : text;
     }
 
     /** PostHog's breakdown value of a property value: its text, or the null sentinel when missing or empty. */
@@ -762,7 +798,8 @@ public final class TrendQuery {
                 final boolean hideOther = breakdown.map(Breakdown::hideOther).orElse(false);
                 final String other = breakdown.map(Breakdown::otherKey).orElse(TrendEvent.OTHER_BREAKDOWN);
                 perSeries.add(totalValue ? TrendSeries.aggregated(partial, breakdown.isPresent(), limit, hideOther, other)
-                        : TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther, other));
+                        : TrendSeries.smoothed(TrendSeries.timeSeries(partial, breakdown.isPresent(), limit, cumulative, hideOther, other),
+                        smoothing, cumulative));
             }
             if (formula.isPresent()) {
                 for (final ObjectNode item : formulaItems(perSeries, totalValue, period)) {

@@ -66,6 +66,32 @@ public final class TrendSeries {
     }
 
     /**
+     * The items smoothed as PostHog's {@code smoothing_intervals} smooths them: each point the average of the
+     * {@code intervals} points up to and including it (of the points there are, at the start of the range), rounded
+     * down; the count then sums the smoothed points (cumulative: the last one). 1 leaves them as they are.
+     */
+    public static List<Item> smoothed(final List<Item> items, final int intervals, final boolean cumulative) {
+        if (intervals <= 1) {
+            return items;
+        }
+        return items.stream().map(item -> {
+            final double[] data = item.data();
+            final double[] smooth = new double[data.length];
+            for (int i = 0; i < data.length; i++) {
+                // Summed afresh for each point: a running sum's rounding errors could move a floor.
+                double window = 0;
+                final int first = Math.max(0, i - intervals + 1);
+                for (int j = first; j <= i; j++) {
+                    window += data[j];
+                }
+                smooth[i] = Math.floor(window / (i - first + 1));
+            }
+            final double count = cumulative ? (smooth.length == 0 ? 0 : smooth[smooth.length - 1]) : sum(smooth);
+            return new Item(item.breakdownValue(), smooth, count, item.aggregated());
+        }).toList();
+    }
+
+    /**
      * Aggregated items (total-value displays): the math once over the whole range. Weekly and monthly actives are
      * the actors active in the 7 or 30 days ending at the range's end.
      */

@@ -33,13 +33,13 @@ class FunnelBreakdownTest {
 
     @Test
     void normalizedUrlsLoseTheirTrailingSeparatorsInLinearTime() {
-        assertThat(FunnelBreakdown.withoutTrailingUrlSeparators("https://x.test/a/?#")).isEqualTo("https://x.test/a");
-        assertThat(FunnelBreakdown.withoutTrailingUrlSeparators("https://x.test/a?b=1")).isEqualTo("https://x.test/a?b=1");
-        assertThat(FunnelBreakdown.withoutTrailingUrlSeparators("//?")).isEqualTo("/");
-        assertThat(FunnelBreakdown.withoutTrailingUrlSeparators("")).isEqualTo("/");
+        assertThat(dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators("https://x.test/a/?#")).isEqualTo("https://x.test/a");
+        assertThat(dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators("https://x.test/a?b=1")).isEqualTo("https://x.test/a?b=1");
+        assertThat(dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators("//?")).isEqualTo("/");
+        assertThat(dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators("")).isEqualTo("/");
         // A million separators not at the end: the regex this replaces needed minutes; this is one pass.
         final String hostile = "/".repeat(1_000_000) + "x";
-        assertThat(FunnelBreakdown.withoutTrailingUrlSeparators(hostile)).isSameAs(hostile);
+        assertThat(dev.eddy.trends.PropertyFilter.withoutTrailingUrlSeparators(hostile)).isSameAs(hostile);
     }
 
     @Test

@@ -30,7 +30,7 @@ class BlockTrendTest {
     private static final Instant NOW = Instant.parse("2020-01-30T12:34:56.789Z");
     private static final String[] EVENTS = {"$pageview", "signup", "buy", "$autocapture"};
     private static final String[] BROWSERS = {"Chrome", "Safari", "Firefox", ""};
-    private static final String[] URLS = {"/", "/pricing", "/docs", "/blog?x=1"};
+    private static final String[] URLS = {"/", "/pricing", "/pricing/", "/docs", "/blog?x=1", "/docs?#"};
     private static final String[] PLANS = {"free", "pro", "team"};
 
     private static final List<String> QUERIES = List.of(
@@ -59,7 +59,11 @@ class BlockTrendTest {
                     + "[{\"property\":\"$browser\"},{\"property\":\"plan\",\"type\":\"person\"},{\"property\":\"industry\",\"type\":\"group\","
                     + "\"group_type_index\":0}],\"breakdown_limit\":5}",
             "{\"events\":[{\"id\":\"$pageview\",\"math\":\"p90_count_per_actor\"}],\"date_from\":\"-30d\",\"display\":\"ActionsTable\","
-                    + "\"breakdowns\":[{\"property\":\"$browser\"},{\"property\":\"$current_url\"}]}");
+                    + "\"breakdowns\":[{\"property\":\"$browser\"},{\"property\":\"$current_url\"}]}",
+            "{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"-30d\",\"breakdown\":\"$current_url\",\"breakdown_normalize_url\":true,"
+                    + "\"smoothing_intervals\":3}",
+            "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"date_from\":\"-30d\",\"breakdowns\":[{\"property\":\"$current_url\","
+                    + "\"normalize_url\":true},{\"property\":\"$browser\"}]}");
 
     @Test
     void blocksAnswerEveryQueryAsTheEventsDo() throws IOException {

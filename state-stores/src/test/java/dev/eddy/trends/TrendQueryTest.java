@@ -118,6 +118,41 @@ class TrendQueryTest {
     }
 
     @Test
+    void smoothingAveragesEachPointWithThePointsBeforeItAsPostHogDoes() {
+        // PostHog's test_smoothing: daily counts 1,0,1,3,1,0,2,0,1,0,1,0 averaged over up to 7 days, rounded down.
+        final JsonNode smoothed = run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-20\","
+                + "\"smoothing_intervals\":7}").get(0);
+        assertThat(ints(smoothed.get("data"))).containsExactly(1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0);
+        assertThat(smoothed.get("count").asInt()).isEqualTo(8);
+        final JsonNode two = run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-14\","
+                + "\"smoothing_intervals\":\"2\"}").get(0);
+        assertThat(ints(two.get("data"))).containsExactly(1, 0, 0, 2, 2, 0);
+        assertThat(ints(run("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-14\","
+                + "\"smoothing_intervals\":1}").get(0).get("data"))).containsExactly(1, 0, 1, 3, 1, 0);
+        for (final String bad : List.of("0", "-2", "\"soon\"", "1.5")) {
+            assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"$pageview\"}],\"smoothing_intervals\":" + bad + "}"))
+                    .hasMessage("Smoothing intervals must be a positive integer!");
+        }
+    }
+
+    @Test
+    void normalizedUrlBreakdownsDropTrailingSeparators() {
+        final TrendQuery query = parse("{\"events\":[{\"id\":\"$pageview\"}],\"breakdown\":\"$current_url\",\"breakdown_normalize_url\":true}");
+        final TrendQuery.Partial partial = query.partial();
+        int i = 0;
+        for (final String url : List.of("https://x.test/a/", "https://x.test/a?#", "https://x.test/a", "/", "https://x.test/b?q=1")) {
+            final TimelineEvent event = new TimelineEvent(Instant.parse("2020-01-29T12:00:00Z").toEpochMilli() * 1000, UUID.randomUUID(), "$pageview",
+                    "p" + i++, Map.of(), ("{\"$current_url\":\"" + url + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            query.add(partial, "p1", event, TrendTesting.NO_PROPERTIES, NOW);
+        }
+        final ArrayNode result = query.result(partial);
+        assertThat(result).extracting(item -> item.get("breakdown_value").asText() + "=" + item.get("count").asInt())
+                .containsExactly("https://x.test/a=3", "/=1", "https://x.test/b?q=1=1");
+        assertThatThrownBy(() -> parse("{\"events\":[{\"id\":\"a\"}],\"breakdown\":\"amount\",\"breakdown_histogram_bin_count\":10}"))
+                .hasMessageContaining("breakdown_histogram_bin_count is not supported");
+    }
+
+    @Test
     void queriesPostHogWouldRefuseAreRefused() {
         assertThatThrownBy(() -> run("{\"events\":[]}")).hasMessageContaining("at least one");
         assertThatThrownBy(() -> run("{\"events\":[{\"id\":\"a\",\"math\":\"sum\"}]}")).hasMessageContaining("math_property");

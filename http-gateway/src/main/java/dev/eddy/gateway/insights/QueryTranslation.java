@@ -165,6 +165,12 @@ public final class QueryTranslation {
             if (trend && node.hasNonNull("math_hogql")) {
                 throw new IllegalArgumentException("math_hogql is not supported by Eddy yet");
             }
+            if (node.hasNonNull("math_multiplier") && node.get("math_multiplier").asDouble(1) != 1) {
+                throw new IllegalArgumentException("math_multiplier is not supported by Eddy yet");
+            }
+            if (node.path("optionalInFunnel").asBoolean(false)) {
+                throw new IllegalArgumentException("optional funnel steps (optionalInFunnel) are not supported by Eddy yet");
+            }
         }
         return events;
     }
@@ -202,6 +208,7 @@ public final class QueryTranslation {
         final JsonNode trends = source.path("trendsFilter");
         copy(trends, "display", filter, "display");
         copy(trends, "formula", filter, "formula");
+        copy(trends, "smoothingIntervals", filter, "smoothing_intervals");
         final JsonNode formulas = trends.path("formulaNodes").isArray() ? trends.get("formulaNodes") : trends.path("formulas");
         if (formulas.isArray() && !formulas.isEmpty()) {
             if (formulas.size() > 1) {

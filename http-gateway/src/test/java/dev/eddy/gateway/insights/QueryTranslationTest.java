@@ -133,6 +133,17 @@ class QueryTranslationTest {
     }
 
     @Test
+    void smoothingIsTranslatedAndOptionsTheEngineWouldIgnoreAreRefused() {
+        final InsightCalculation smoothed = InsightCalculation.of(null, json("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"EventsNode\","
+                + "\"event\":\"a\"}],\"trendsFilter\":{\"smoothingIntervals\":7,\"showLegend\":true}}"));
+        assertThat(smoothed.filter().get("smoothing_intervals").asInt()).isEqualTo(7);
+        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"a\",\"math\":\"sum\","
+                + "\"math_property\":\"x\",\"math_multiplier\":100}]}")).isEqualTo("math_multiplier is not supported by Eddy yet");
+        assertThat(problem("{\"kind\":\"FunnelsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"a\"},{\"kind\":\"EventsNode\","
+                + "\"event\":\"b\",\"optionalInFunnel\":true}]}")).contains("optionalInFunnel");
+    }
+
+    @Test
     void whatTheEngineWouldIgnoreIsRefusedByName() {
         assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"ActionsNode\",\"id\":3}]}"))
                 .isEqualTo("actions are not supported by Eddy yet; use events");
