@@ -10,6 +10,7 @@ import dev.eddy.trends.BlockFilter;
 import dev.eddy.trends.BlockRows;
 import dev.eddy.trends.DateRange;
 import dev.eddy.trends.Interval;
+import dev.eddy.trends.Action;
 import dev.eddy.trends.PropertyFilter;
 import dev.eddy.trends.PropertyLookup;
 import java.time.DayOfWeek;
@@ -52,8 +53,21 @@ public final class FunnelQuery {
     /** PostHog reads at most this many rows of a broken-down funnel trend. */
     private static final int TRENDS_MAX_ROWS = 1_000;
 
-    /** One step: an event (or any event) and its own filters. */
-    record Step(int order, Optional<String> event, PropertyFilter properties, ObjectNode definition) {
+    /**
+     * One step: an event (or any event) and its own filters; or an action ({@code action}), whose event is the one
+     * all its steps name, if any, and whose filters are its steps' and the entity's own.
+     */
+    record Step(int order, Optional<String> event, PropertyFilter properties, ObjectNode definition, Optional<Action> action) {
+        /** A step of the entity {@code entity}: an event, or an action with its definition inlined. */
+        static Step of(final int order, final ObjectNode entity) {
+            final PropertyFilter own = PropertyFilter.parse(entity.get("properties"));
+            if ("actions".equals(entity.path("type").asText())) {
+                final Action action = Action.ofEntity(entity);
+                return new Step(order, action.onlyEvent(), action.filter().and(own), entity, Optional.of(action));
+            }
+            return new Step(order, id(entity), own, entity, Optional.empty());
+        }
+
         boolean matches(final TimelineEvent e, final PropertyFilter.Source source, final Instant now) {
             return event.map(e.event()::equals).orElse(true) && properties.test(source, now);
         }
@@ -99,9 +113,6 @@ public final class FunnelQuery {
      */
     public static FunnelQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
                                     final Instant now, final Supplier<Optional<Instant>> earliest) {
-        if (query.path("actions").isArray() && !query.get("actions").isEmpty()) {
-            throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
-        }
         // The legacy filter's line graph without a viz type is a funnel trend.
         final String viz = query.path("funnel_viz_type").isTextual() ? query.get("funnel_viz_type").asText()
                 : "ActionsLineGraph".equals(query.path("display").asText()) ? "trends" : "steps";
@@ -113,17 +124,19 @@ public final class FunnelQuery {
             throw new IllegalArgumentException("funnel_aggregate_by_hogql is not supported by Eddy yet");
         }
         final OptionalInt aggregationGroup = aggregationGroup(query.path("aggregation_group_type_index"));
-        final JsonNode events = query.path("events");
-        if (!events.isMissingNode() && !events.isNull() && !events.isArray()) {
-            throw new IllegalArgumentException("events must be a list");
-        }
         final List<ObjectNode> entities = new ArrayList<>();
-        events.forEach(e -> {
-            if (!e.isObject()) {
-                throw new IllegalArgumentException("every entry of events must be an object");
+        for (final String kind : List.of("events", "actions")) {
+            final JsonNode list = query.path(kind);
+            if (!list.isMissingNode() && !list.isNull() && !list.isArray()) {
+                throw new IllegalArgumentException(kind + " must be a list");
             }
-            entities.add((ObjectNode) e);
-        });
+            list.forEach(e -> {
+                if (!e.isObject()) {
+                    throw new IllegalArgumentException("every entry of " + kind + " must be an object");
+                }
+                entities.add("actions".equals(kind) ? ((ObjectNode) e).deepCopy().put("type", "actions") : (ObjectNode) e);
+            });
+        }
         if (entities.size() < 2) {
             throw new IllegalArgumentException("Funnels require at least two steps.");
         }
@@ -133,7 +146,7 @@ public final class FunnelQuery {
         entities.sort(Comparator.comparingInt(e -> e.path("order").asInt(-1)));
         final List<Step> steps = new ArrayList<>();
         for (int i = 0; i < entities.size(); i++) {
-            steps.add(new Step(i, id(entities.get(i)), PropertyFilter.parse(entities.get(i).get("properties")), entities.get(i)));
+            steps.add(Step.of(i, entities.get(i)));
         }
         final int n = steps.size();
         final Optional<Integer> fromStep = step(query, "funnel_from_step");
@@ -238,17 +251,17 @@ public final class FunnelQuery {
             if (to > n - 1) {
                 throw new IllegalArgumentException("Exclusion event range is invalid. End of range is greater than number of steps.");
             }
-            final Optional<String> event = e.path("id").isNull() || e.path("id").isMissingNode() ? Optional.empty()
-                    : Optional.of(e.get("id").asText());
+            final Step excluded = Step.of(-1, (ObjectNode) e);
             for (int s = from; s <= to; s++) {
-                if (steps.get(s).event().equals(event) && e.path("properties").isMissingNode()) {
+                if (steps.get(s).event().equals(excluded.event()) && steps.get(s).action().equals(excluded.action())
+                        && e.path("properties").isMissingNode()) {
                     throw new IllegalArgumentException("Exclusion steps cannot contain an event that's part of funnel steps.");
                 }
             }
             if ("unordered".equals(orderType) && (from != 0 || to != n - 1)) {
                 throw new IllegalArgumentException("Partial Exclusions not allowed in unordered funnels");
             }
-            exclusions.add(new Exclusion(event, PropertyFilter.parse(e.get("properties")), from, to));
+            exclusions.add(new Exclusion(excluded.event(), excluded.properties(), from, to));
         }
         return exclusions;
     }
@@ -1312,14 +1325,16 @@ public final class FunnelQuery {
                 node.put("name", "Completed " + (s.order() + 1) + " step" + (s.order() > 0 ? "s" : ""));
                 node.putNull("custom_name");
             } else {
-                node.set("action_id", step.event().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
-                node.set("name", step.event().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
+                node.set("action_id", step.action().<JsonNode>map(a -> NODES.numberNode(a.id()))
+                        .or(() -> step.event().map(NODES::textNode)).orElse(NODES.nullNode()));
+                node.set("name", step.action().<JsonNode>map(a -> NODES.textNode(a.name()))
+                        .or(() -> step.event().map(NODES::textNode)).orElse(NODES.nullNode()));
                 node.set("custom_name", step.definition().path("custom_name").isTextual() ? step.definition().get("custom_name") : NODES.nullNode());
             }
             node.put("order", s.order());
             node.putArray("people");
             node.put("count", s.count());
-            node.put("type", "events");
+            node.put("type", step.action().isPresent() && unordered == null ? "actions" : "events");
             node.set("average_conversion_time", s.average().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             node.set("median_conversion_time", s.median().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             value.ifPresent(v -> {

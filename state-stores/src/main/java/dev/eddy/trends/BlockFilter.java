@@ -40,7 +40,7 @@ public final class BlockFilter {
     public static BlockFilter of(final BlockRows rows, final PropertyFilter filter, final Instant now) {
         final EventBlock block = rows.block();
         final java.util.Set<String> keys = filter.eventKeys();
-        if (keys.size() == 1 && !filter.readsPersonsOrGroups()) {
+        if (keys.size() == 1 && !filter.readsPersonsOrGroups() && !filter.readsEventName()) {
             final EventBlock.Column column = block.property(keys.iterator().next());
             final String key = keys.iterator().next();
             final boolean[] passes = new boolean[column.size()];

@@ -70,6 +70,12 @@ public final class BlockRows implements PropertyFilter.Source {
     }
 
     @Override
+    public String eventName() {
+        final JsonNode name = block.events().value(row);
+        return name == null ? null : name.asText();
+    }
+
+    @Override
     public JsonNode person(final String key) {
         return others.person(key);
     }

@@ -67,9 +67,11 @@ public final class LifecycleQuery {
         }
         final ObjectNode asTrend = ((ObjectNode) query).deepCopy();
         DROPPED.forEach(asTrend::remove);
-        for (final JsonNode entity : asTrend.path("events")) {
-            if (entity.isObject()) {
-                ((ObjectNode) entity).put("math", "dau").remove(List.of("math_property", "math_group_type_index"));
+        for (final String kind : List.of("events", "actions")) {
+            for (final JsonNode entity : asTrend.path(kind)) {
+                if (entity.isObject()) {
+                    ((ObjectNode) entity).put("math", "dau").remove(List.of("math_property", "math_group_type_index"));
+                }
             }
         }
         final DateRange asked = TrendQuery.parse(asTrend, zone, weekStart, testAccountFilters, now, earliest).range();
@@ -148,7 +150,7 @@ public final class LifecycleQuery {
         for (int s = 0; s < STATUSES.size(); s++) {
             final ObjectNode item = result.addObject();
             final ObjectNode action = item.putObject("action");
-            action.set("id", series.event().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
+            action.set("id", series.name().or(series::event).<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
             action.put("name", series.label());
             action.put("type", "events");
             action.put("order", 0);

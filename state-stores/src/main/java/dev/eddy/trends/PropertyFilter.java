@@ -51,6 +51,11 @@ public final class PropertyFilter {
         /** The property of the event's group of that type index, or null. */
         JsonNode group(int typeIndex, String key);
 
+        /** The event's name, or null where the source does not know it (a property value alone). */
+        default String eventName() {
+            return null;
+        }
+
         /** An event's properties alone: no person or group properties. */
         static Source ofEvent(final JsonNode properties) {
             return new Source() {
@@ -97,6 +102,83 @@ public final class PropertyFilter {
         return new PropertyFilter(node(properties, true));
     }
 
+    /**
+     * A condition of Eddy's own making over an event (an action's step parts: its event name, its URL, its
+     * autocapture elements), combined with property filters by {@link #of}, {@link #anyOf} and {@link #and}.
+     */
+    public interface Condition {
+        boolean test(Source source);
+
+        /** The event property keys it reads. */
+        java.util.Set<String> eventKeys();
+
+        /** Whether it reads the event's name ({@link Source#eventName}). */
+        boolean readsEventName();
+
+        /** What it asks, written out: equal texts for equal conditions (kept answers are keyed by them). */
+        String describe();
+    }
+
+    /** A filter of one condition. */
+    public static PropertyFilter of(final Condition condition) {
+        return new PropertyFilter(new Custom(condition));
+    }
+
+    /** A filter matching what any of {@code filters} matches (none: nothing). */
+    public static PropertyFilter anyOf(final List<PropertyFilter> filters) {
+        return new PropertyFilter(filters.isEmpty() ? new Custom(NOTHING) : new Group(false, filters.stream().map(f -> f.root).toList()));
+    }
+
+    /** A filter matching what all of {@code filters} match (none: everything). */
+    public static PropertyFilter allOf(final List<PropertyFilter> filters) {
+        return new PropertyFilter(new Group(true, filters.stream().map(f -> f.root).toList()));
+    }
+
+    private static final Condition NOTHING = new Condition() {
+        @Override
+        public boolean test(final Source source) {
+            return false;
+        }
+
+        @Override
+        public java.util.Set<String> eventKeys() {
+            return java.util.Set.of();
+        }
+
+        @Override
+        public boolean readsEventName() {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "nothing";
+        }
+    };
+
+    private record Custom(Condition condition) implements Node {
+        @Override
+        public boolean test(final Source source, final Instant now) {
+            return condition.test(source);
+        }
+
+        @Override
+        public boolean keys(final java.util.Set<String> eventKeys) {
+            eventKeys.addAll(condition.eventKeys());
+            return false;
+        }
+
+        @Override
+        public boolean readsEventName() {
+            return condition.readsEventName();
+        }
+
+        @Override
+        public String toString() {
+            return condition.describe();
+        }
+    }
+
     /** Both filters (global properties and a series' own, say). */
     public PropertyFilter and(final PropertyFilter other) {
         return new PropertyFilter(new Group(true, List.of(root, other.root)));
@@ -120,6 +202,16 @@ public final class PropertyFilter {
 
         /** Adds the event property keys this node reads to {@code eventKeys}; true when it reads a person's or group's. */
         boolean keys(java.util.Set<String> eventKeys);
+
+        /** Whether it reads the event's name, which is not among its properties. */
+        default boolean readsEventName() {
+            return false;
+        }
+    }
+
+    /** Whether the filter reads the event's name ({@link Source#eventName}) besides properties. */
+    public boolean readsEventName() {
+        return root.readsEventName();
     }
 
     /** The event property keys the filter reads. */
@@ -150,7 +242,7 @@ public final class PropertyFilter {
 
     private static boolean readsTheClock(final Node node) {
         return node instanceof Group group ? group.children().stream().anyMatch(PropertyFilter::readsTheClock)
-                : ((Leaf) node).operator().startsWith("is_date_");
+                : node instanceof Leaf leaf && leaf.operator().startsWith("is_date_");
     }
 
     private record Group(boolean all, List<Node> children) implements Node {
@@ -174,6 +266,11 @@ public final class PropertyFilter {
                 others |= child.keys(eventKeys);
             }
             return others;
+        }
+
+        @Override
+        public boolean readsEventName() {
+            return children.stream().anyMatch(Node::readsEventName);
         }
 
         @Override

@@ -121,13 +121,20 @@ public final class RetentionQuery {
 
         final ObjectNode asTrend = NODES.objectNode();
         final ArrayNode events = asTrend.putArray("events");
+        final ArrayNode actions = asTrend.putArray("actions");
         final Optional<Integer> group = query.hasNonNull("aggregation_group_type_index")
                 ? Optional.of(groupIndex(query.get("aggregation_group_type_index"))) : Optional.empty();
-        for (final ObjectNode entity : List.of(target, returning)) {
-            final ObjectNode series = events.addObject();
+        final List<ObjectNode> entities = List.of(target, returning);
+        for (int order = 0; order < entities.size(); order++) {
+            final ObjectNode entity = entities.get(order);
+            final boolean action = "actions".equals(entity.path("type").asText());
+            final ObjectNode series = (action ? actions : events).addObject();
             series.set("id", entity.get("id"));
-            series.put("type", "events");
-            series.put("order", events.size() - 1);
+            series.put("type", action ? "actions" : "events");
+            series.put("order", order);
+            if (action) {
+                series.set(Action.INLINED, entity.get(Action.INLINED));
+            }
             if (entity.has("properties")) {
                 series.set("properties", entity.get("properties"));
             }
@@ -210,7 +217,8 @@ public final class RetentionQuery {
         }
         final String type = entity.path("type").asText("events");
         if ("actions".equals(type)) {
-            throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
+            Action.ofEntity(entity);
+            return Optional.of(((ObjectNode) entity).deepCopy());
         }
         if (!"events".equals(type)) {
             throw new IllegalArgumentException(name + " type must be events or actions; got '" + type + "'");

@@ -63,9 +63,8 @@ public final class StickinessQuery {
         }
         final ObjectNode asTrend = ((ObjectNode) query).deepCopy();
         DROPPED.forEach(asTrend::remove);
-        final JsonNode events = asTrend.path("events");
-        if (events.isArray()) {
-            for (final JsonNode entity : events) {
+        for (final String kind : List.of("events", "actions")) {
+            for (final JsonNode entity : asTrend.path(kind)) {
                 if (entity.isObject()) {
                     // Stickiness counts actors: groups when asked, persons for every other math.
                     final ObjectNode e = (ObjectNode) entity;
@@ -136,7 +135,7 @@ public final class StickinessQuery {
         action.put("order", s.order());
         action.put("type", "events");
         action.put("name", s.label());
-        action.set("id", s.event().<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
+        action.set("id", s.name().or(s::event).<JsonNode>map(NODES::textNode).orElse(NODES.nullNode()));
         action.set("custom_name", s.definition().path("custom_name").isTextual() ? s.definition().get("custom_name") : NODES.nullNode());
         action.put("math", s.math().name().toLowerCase(Locale.ROOT));
         action.set("math_group_type_index", s.mathGroupTypeIndex().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));

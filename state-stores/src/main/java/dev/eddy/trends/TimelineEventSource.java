@@ -37,6 +37,11 @@ public final class TimelineEventSource implements PropertyFilter.Source {
     }
 
     @Override
+    public String eventName() {
+        return event.event();
+    }
+
+    @Override
     public JsonNode person(final String key) {
         if (personProperties == null) {
             personProperties = lookup.person(person);

@@ -54,9 +54,10 @@ public final class TrendQuery {
      * @param definition the series as the query gave it, echoed in the result's {@code action}
      */
     record Series(int order, Optional<String> event, TrendMath math, Optional<String> mathProperty,
-                  Optional<Integer> mathGroupTypeIndex, PropertyFilter properties, ObjectNode definition) {
+                  Optional<Integer> mathGroupTypeIndex, PropertyFilter properties, ObjectNode definition, Optional<String> name) {
+        /** The series' name: its action's, its event's, or {@code All events}. */
         String label() {
-            return event.orElse("All events");
+            return name.orElse(event.orElse("All events"));
         }
     }
 
@@ -142,10 +143,7 @@ public final class TrendQuery {
                 if (!entity.isObject()) {
                     throw new IllegalArgumentException("every entry of " + kind + " must be an object");
                 }
-                if ("actions".equals(kind)) {
-                    throw new IllegalArgumentException("actions are not supported by Eddy yet; use events");
-                }
-                entities.add((ObjectNode) entity);
+                entities.add("actions".equals(kind) ? ((ObjectNode) entity).deepCopy().put("type", "actions") : (ObjectNode) entity);
             }
         }
         if (entities.isEmpty()) {
@@ -173,8 +171,15 @@ public final class TrendQuery {
             if (math == TrendMath.UNIQUE_GROUP && groupIndex.isEmpty()) {
                 throw new IllegalArgumentException("math unique_group needs a math_group_type_index");
             }
-            series.add(new Series(i, id == null || id.isNull() ? Optional.empty() : Optional.of(id.asText()), math, mathProperty,
-                    groupIndex, PropertyFilter.parse(e.get("properties")), e));
+            final PropertyFilter own = PropertyFilter.parse(e.get("properties"));
+            if ("actions".equals(e.path("type").asText()) || e.has(Action.INLINED)) {
+                final Action action = Action.ofEntity(e);
+                series.add(new Series(i, action.onlyEvent(), math, mathProperty, groupIndex, action.filter().and(own), e,
+                        Optional.of(action.name())));
+            } else {
+                series.add(new Series(i, id == null || id.isNull() ? Optional.empty() : Optional.of(id.asText()), math, mathProperty,
+                        groupIndex, own, e, Optional.empty()));
+            }
         }
         final DateRange range = DateRange.resolve(text(query.get("date_from")), text(query.get("date_to")), interval, zone, weekStart,
                 now, earliest);
@@ -957,12 +962,23 @@ public final class TrendQuery {
         return action;
     }
 
+    /** A list of entities as the query gave them, without the action definitions the gateway inlined. */
+    private static ArrayNode withoutInlined(final JsonNode entities) {
+        final ArrayNode list = NODES.arrayNode();
+        if (entities.isArray()) {
+            for (final JsonNode entity : entities) {
+                list.add(entity.has(Action.INLINED) ? ((ObjectNode) entity).deepCopy().without(Action.INLINED) : entity);
+            }
+        }
+        return list;
+    }
+
     /** The query as PostHog echoes it in each item's {@code filter}. */
     private static ObjectNode echo(final JsonNode query, final DateRange range, final Interval interval, final String display) {
         final ObjectNode filter = NODES.objectNode();
         filter.put("insight", "TRENDS");
-        filter.set("events", query.path("events").isArray() ? query.get("events") : NODES.arrayNode());
-        filter.set("actions", query.path("actions").isArray() ? query.get("actions") : NODES.arrayNode());
+        filter.set("events", withoutInlined(query.path("events")));
+        filter.set("actions", withoutInlined(query.path("actions")));
         filter.set("properties", query.has("properties") ? query.get("properties") : NODES.arrayNode());
         filter.put("filter_test_accounts", query.path("filter_test_accounts").asBoolean(false));
         filter.put("date_from", range.from().toOffsetDateTime().toString());

@@ -62,6 +62,11 @@ class BlockTrendTest {
                     + "\"breakdowns\":[{\"property\":\"$browser\"},{\"property\":\"$current_url\"}]}",
             "{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"-30d\",\"breakdown\":\"$current_url\",\"breakdown_normalize_url\":true,"
                     + "\"smoothing_intervals\":3}",
+            "{\"actions\":[{\"id\":3,\"eddy_action\":{\"id\":3,\"name\":\"docs or buy\",\"steps\":[{\"event\":\"$pageview\",\"url\":\"/docs\"},"
+                    + "{\"event\":\"buy\",\"properties\":[{\"key\":\"amount\",\"value\":\"20\",\"operator\":\"gt\"}]}]}}],\"events\":[{\"id\":\"buy\","
+                    + "\"order\":1}],\"date_from\":\"-30d\",\"breakdown\":\"$browser\"}",
+            "{\"actions\":[{\"id\":4,\"math\":\"dau\",\"eddy_action\":{\"id\":4,\"name\":\"pricing\",\"steps\":[{\"url\":\"/pricing\","
+                    + "\"url_matching\":\"exact\"}]}}],\"date_from\":\"-30d\"}",
             "{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}],\"date_from\":\"-30d\",\"breakdowns\":[{\"property\":\"$current_url\","
                     + "\"normalize_url\":true},{\"property\":\"$browser\"}]}");
 

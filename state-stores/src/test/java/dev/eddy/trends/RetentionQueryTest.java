@@ -239,7 +239,7 @@ class RetentionQueryTest {
         assertThatThrownBy(() -> parse("{\"total_intervals\":\"many\"}")).hasMessageContaining("whole number");
         assertThatThrownBy(() -> parse("{\"retention_type\":\"sometimes\"}")).hasMessageContaining("retention_type must be");
         assertThatThrownBy(() -> parse("{\"retention_type\":\"retention_first_ever_occurrence\"}")).hasMessageContaining("not supported");
-        assertThatThrownBy(() -> parse("{\"target_entity\":{\"id\":1,\"type\":\"actions\"}}")).hasMessageContaining("actions are not supported");
+        assertThatThrownBy(() -> parse("{\"target_entity\":{\"id\":1,\"type\":\"actions\"}}")).hasMessage("Action ID 1 does not exist!");
         assertThatThrownBy(() -> parse("{\"target_entity\":\"{nope\"}")).hasMessageContaining("target_entity is not valid JSON");
         assertThatThrownBy(() -> parse("{\"returning_entity\":[1]}")).hasMessageContaining("returning_entity must be an object");
         assertThatThrownBy(() -> parse("{\"date_to\":\"2020-13-45\"}")).hasMessageContaining("not a valid date");
