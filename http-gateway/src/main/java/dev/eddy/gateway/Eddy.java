@@ -26,6 +26,9 @@ import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.flags.LocalEvaluationRoutes;
 import dev.eddy.gateway.sdk.PostHogJsBundles;
 import dev.eddy.gateway.sdk.RemoteConfigRoutes;
+import dev.eddy.gateway.actions.ActionInliner;
+import dev.eddy.gateway.actions.ActionRepository;
+import dev.eddy.gateway.actions.ActionRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
@@ -232,8 +235,10 @@ public final class Eddy implements AutoCloseable {
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
                 directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
+        final Optional<ActionRepository> actions = pool.map(ActionRepository::new);
         final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(),
-                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry), registry);
+                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry),
+                actions.map(ActionInliner::new).orElse(ActionInliner.NONE), registry);
         final ProjectChanges changes = ProjectChanges.register(scatter);
         final PersonsService persons = new PersonsService(scatter, reads);
         final EventCountService eventCounts = new EventCountService(scatter);
@@ -280,6 +285,7 @@ public final class Eddy implements AutoCloseable {
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
             routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
+            routes.add(new ActionRoutes(projects, actions.orElseThrow())::mount);
             final FlagsService evaluation = new FlagsService(scatter, persons, flags,
                     new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
             final GeoIp geoIp = openGeoIp();

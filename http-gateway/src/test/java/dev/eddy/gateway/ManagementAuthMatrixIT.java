@@ -61,11 +61,12 @@ class ManagementAuthMatrixIT {
     private static long dashboard;
     private static long insight;
     private static long flag;
+    private static long action;
     /** Strings only project 1's objects contain: none may reach a caller who may not see the project. */
     private static List<String> projectData;
 
     /**
-     * One route: its method and path as mounted, the path to call ({d} dashboard, {i} insight, {f} flag, {t} the
+     * One route: its method and path as mounted, the path to call ({d} dashboard, {i} insight, {f} flag, {a} action, {t} the
      * project's token, {u} a member's uuid; {k} a new key of the admin, {fx} a new flag, {n} a new name, made for each call), the scope
      * it needs, the body, and its kind.
      */
@@ -108,6 +109,8 @@ class ManagementAuthMatrixIT {
                         "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.PROJECT),
                 new Row("GET", P + "/insights/funnel", "/api/projects/1/insights/funnel/?events=" + query("[{\"id\":\"a\"},{\"id\":\"b\"}]"), "insight:read",
                         null, Kind.PROJECT),
+                new Row("POST", P + "/insights/retention", "/api/projects/1/insights/retention/", "insight:read", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights/retention", "/api/projects/1/insights/retention/?period=Week", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,
@@ -163,6 +166,11 @@ class ManagementAuthMatrixIT {
                 new Row("DELETE", P + "/feature_flags/:id", "/api/projects/1/feature_flags/{fx}/", "feature_flag:write", null, Kind.PROJECT),
                 new Row("GET", "/api/feature_flag/local_evaluation", "/api/feature_flag/local_evaluation/?token={t}", "feature_flag:read", null,
                         Kind.PROJECT),
+                new Row("GET", P + "/actions", "/api/projects/1/actions/", "action:read", null, Kind.PROJECT),
+                new Row("POST", P + "/actions", "/api/projects/1/actions/", "action:write", "{\"name\":\"matrix-created-{n}\"}", Kind.PROJECT),
+                new Row("GET", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:read", null, Kind.PROJECT),
+                new Row("PATCH", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:write", "{}", Kind.PROJECT),
+                new Row("DELETE", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:write", null, Kind.PROJECT),
                 new Row("GET", "/flags/definitions", "/flags/definitions?token={t}", "feature_flag:read", null, Kind.PROJECT));
     }
 
@@ -177,6 +185,7 @@ class ManagementAuthMatrixIT {
         dashboard = created("/api/projects/1/dashboards/", "{\"name\":\"" + marker + "-dashboard\"}");
         insight = created("/api/projects/1/insights/", "{\"name\":\"" + marker + "-insight\"}");
         flag = newFlag(marker + "-flag");
+        action = created("/api/projects/1/actions/", "{\"name\":\"" + marker + "-action\",\"steps\":[{\"event\":\"$pageview\"}]}");
         projectData = List.of(marker, eddy.projectToken());
 
         final long other = created("/api/projects/", "{\"name\":\"B\"}");
@@ -284,7 +293,8 @@ class ManagementAuthMatrixIT {
 
     private static String resolve(final String template) {
         String path = template.replace("{d}", Long.toString(dashboard)).replace("{i}", Long.toString(insight))
-                .replace("{f}", Long.toString(flag)).replace("{t}", eddy.projectToken()).replace("{u}", noScopes.uuid().toString());
+                .replace("{f}", Long.toString(flag)).replace("{a}", Long.toString(action)).replace("{t}", eddy.projectToken())
+                .replace("{u}", noScopes.uuid().toString());
         path = path.replace("{n}", UUID.randomUUID().toString().substring(0, 8));
         if (path.contains("{fx}")) {
             path = path.replace("{fx}", Long.toString(newFlag("matrix-doomed-" + UUID.randomUUID().toString().substring(0, 8))));

@@ -26,9 +26,6 @@ public final class QueryTranslation {
             "breakdownAttributionValue", "breakdown_attribution_value", "funnelFromStep", "funnel_from_step",
             "funnelToStep", "funnel_to_step", "binCount", "bin_count");
 
-    /** The engine's own words for legacy actions. */
-    private static final String ACTIONS = "actions are not supported by Eddy yet; use events";
-
     private QueryTranslation() {
     }
 
@@ -50,7 +47,7 @@ public final class QueryTranslation {
         }
         final ObjectNode filter = Json.mapper().createObjectNode();
         filter.put("insight", stickiness ? "STICKINESS" : lifecycle ? "LIFECYCLE" : trend ? "TRENDS" : "FUNNELS");
-        filter.set("events", series(source.path("series"), trend || stickiness || lifecycle));
+        series(source.path("series"), trend || stickiness || lifecycle, filter);
         final JsonNode range = source.path("dateRange");
         copy(range, "date_from", filter, "date_from");
         copy(range, "date_to", filter, "date_to");
@@ -131,32 +128,37 @@ public final class QueryTranslation {
             return "returningEntity".equals(name) ? Json.mapper().createObjectNode().put("id", "$pageview").put("type", "events")
                     : Json.mapper().nullNode();
         }
-        if ("actions".equals(entity.path("type").asText()) || "ActionsNode".equals(entity.path("kind").asText())) {
-            throw new IllegalArgumentException(ACTIONS);
-        }
+        final boolean action = "actions".equals(entity.path("type").asText()) || "ActionsNode".equals(entity.path("kind").asText());
         final ObjectNode legacy = Json.mapper().createObjectNode();
         legacy.set("id", entity.path("id").isMissingNode() ? entity.path("event") : entity.get("id"));
-        legacy.put("type", "events");
+        legacy.put("type", action ? "actions" : "events");
         copy(entity, "properties", legacy, "properties");
         return legacy;
     }
 
-    private static ArrayNode series(final JsonNode series, final boolean trend) {
+    /** The series as the legacy filter's {@code events} and {@code actions} lists, each entity keeping its place ({@code order}). */
+    private static void series(final JsonNode series, final boolean trend, final ObjectNode filter) {
         if (!series.isArray()) {
             throw new IllegalArgumentException("series must be a list");
         }
-        final ArrayNode events = Json.mapper().createArrayNode();
+        final ArrayNode events = filter.putArray("events");
+        final ArrayNode actions = Json.mapper().createArrayNode();
         for (int i = 0; i < series.size(); i++) {
             final JsonNode node = series.get(i);
             final String kind = node.path("kind").asText();
-            final ObjectNode entity = events.addObject();
+            final ObjectNode entity;
             switch (kind) {
                 case "EventsNode" -> {
+                    entity = events.addObject();
                     entity.set("id", node.path("event").isMissingNode() ? Json.mapper().nullNode() : node.get("event"));
                     entity.put("type", "events");
                 }
-                case "ActionsNode" -> throw new IllegalArgumentException(ACTIONS);
-                default -> throw new IllegalArgumentException("series of kind " + kind + " are not supported by Eddy yet; use EventsNode");
+                case "ActionsNode" -> {
+                    entity = actions.addObject();
+                    entity.set("id", node.path("id"));
+                    entity.put("type", "actions");
+                }
+                default -> throw new IllegalArgumentException("series of kind " + kind + " are not supported by Eddy yet; use EventsNode or ActionsNode");
             }
             entity.put("order", i);
             for (final String field : SERIES_FIELDS) {
@@ -172,7 +174,9 @@ public final class QueryTranslation {
                 throw new IllegalArgumentException("optional funnel steps (optionalInFunnel) are not supported by Eddy yet");
             }
         }
-        return events;
+        if (!actions.isEmpty()) {
+            filter.set("actions", actions);
+        }
     }
 
     /**
@@ -234,10 +238,12 @@ public final class QueryTranslation {
             for (final JsonNode exclusion : exclusions) {
                 final ObjectNode entity = legacy.addObject();
                 if ("ActionsNode".equals(exclusion.path("kind").asText())) {
-                    throw new IllegalArgumentException(ACTIONS);
+                    entity.set("id", exclusion.path("id"));
+                    entity.put("type", "actions");
+                } else {
+                    entity.set("id", exclusion.path("event").isMissingNode() ? Json.mapper().nullNode() : exclusion.get("event"));
+                    entity.put("type", "events");
                 }
-                entity.set("id", exclusion.path("event").isMissingNode() ? Json.mapper().nullNode() : exclusion.get("event"));
-                entity.put("type", "events");
                 copy(exclusion, "funnelFromStep", entity, "funnel_from_step");
                 copy(exclusion, "funnelToStep", entity, "funnel_to_step");
                 copy(exclusion, "properties", entity, "properties");

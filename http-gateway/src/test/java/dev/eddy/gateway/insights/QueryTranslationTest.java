@@ -113,8 +113,8 @@ class QueryTranslationTest {
                 + "\"breakdown_type\":\"person\"}"));
         assertThat(InsightCalculation.of(json("{\"insight\":\"RETENTION\",\"period\":\"Month\"}"), null).kind())
                 .isEqualTo(InsightCalculation.Kind.RETENTION);
-        assertThat(problem("{\"kind\":\"RetentionQuery\",\"retentionFilter\":{\"targetEntity\":{\"id\":3,\"type\":\"actions\"}}}"))
-                .isEqualTo("actions are not supported by Eddy yet; use events");
+        assertThat(InsightCalculation.of(null, json("{\"kind\":\"RetentionQuery\",\"retentionFilter\":{\"targetEntity\":{\"id\":3,"
+                + "\"type\":\"actions\",\"name\":\"signed up\"}}}")).filter().get("target_entity").toString()).isEqualTo("{\"id\":3,\"type\":\"actions\"}");
         assertThat(problem("{\"kind\":\"RetentionQuery\",\"retentionFilter\":{\"minimumOccurrences\":3}}"))
                 .isEqualTo("minimumOccurrences is not supported by Eddy yet");
     }
@@ -144,9 +144,20 @@ class QueryTranslationTest {
     }
 
     @Test
+    void actionsNodesAreTheLegacyActionsListInTheirPlace() {
+        final InsightCalculation trend = InsightCalculation.of(null, json("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"EventsNode\","
+                + "\"event\":\"a\"},{\"kind\":\"ActionsNode\",\"id\":3,\"math\":\"dau\"}]}"));
+        assertThat(trend.filter().get("events").toString()).isEqualTo("[{\"id\":\"a\",\"type\":\"events\",\"order\":0}]");
+        assertThat(trend.filter().get("actions").toString()).isEqualTo("[{\"id\":3,\"type\":\"actions\",\"order\":1,\"math\":\"dau\"}]");
+        final InsightCalculation funnel = InsightCalculation.of(null, json("{\"kind\":\"FunnelsQuery\",\"series\":[{\"kind\":\"ActionsNode\",\"id\":3},"
+                + "{\"kind\":\"EventsNode\",\"event\":\"b\"}],\"funnelsFilter\":{\"exclusions\":[{\"kind\":\"ActionsNode\",\"id\":4,"
+                + "\"funnelFromStep\":0,\"funnelToStep\":1}]}}"));
+        assertThat(funnel.filter().get("exclusions").get(0).get("type").asText()).isEqualTo("actions");
+        assertThat(funnel.filter().get("actions").get(0).get("order").asInt()).isZero();
+    }
+
+    @Test
     void whatTheEngineWouldIgnoreIsRefusedByName() {
-        assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"ActionsNode\",\"id\":3}]}"))
-                .isEqualTo("actions are not supported by Eddy yet; use events");
         assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"aggregation_group_type_index\":0}"))
                 .startsWith("aggregation_group_type_index is not supported in trends");
         assertThat(problem("{\"kind\":\"TrendsQuery\",\"series\":[],\"trendsFilter\":{\"formulaNodes\":[{\"formula\":\"A\"},{\"formula\":\"B\"}]}}"))
