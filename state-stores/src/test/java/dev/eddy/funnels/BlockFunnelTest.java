@@ -46,18 +46,18 @@ class BlockFunnelTest {
             "{" + STEPS + ",\"date_from\":\"-30d\",\"breakdown\":\"$browser\",\"breakdown_attribution_type\":\"all_events\"}",
             "{" + STEPS + ",\"date_from\":\"-30d\",\"breakdown\":\"plan\",\"breakdown_type\":\"person\",\"breakdown_attribution_type\":\"last_touch\"}",
             "{" + STEPS + ",\"date_from\":\"-30d\",\"exclusions\":[{\"id\":\"other\",\"funnel_from_step\":0,\"funnel_to_step\":1}]}",
-            // An action step (a Chrome pageview or a signup), then a buy, excluding an action of "other" events.
-            "{\"actions\":[{\"id\":5,\"order\":0,\"eddy_action\":{\"id\":5,\"name\":\"came\",\"steps\":[{\"event\":\"$pageview\","
-                    + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\"}]},{\"event\":\"signup\"}]}}],\"events\":[{\"id\":\"buy\",\"order\":1}],"
-                    + "\"date_from\":\"-30d\",\"exclusions\":[{\"id\":6,\"type\":\"actions\",\"funnel_from_step\":0,\"funnel_to_step\":1,"
-                    + "\"eddy_action\":{\"id\":6,\"name\":\"other\",\"steps\":[{\"event\":\"other\",\"properties\":[{\"key\":\"amount\","
-                    + "\"value\":\"10\",\"operator\":\"gt\"}]}]}}]}",
             "{\"events\":[{\"id\":\"$pageview\",\"order\":0,\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\"}]},"
                     + "{\"id\":null,\"order\":1,\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}]}],\"date_from\":\"-30d\","
                     + "\"properties\":[{\"key\":\"amount\",\"value\":\"10\",\"operator\":\"gt\"}]}",
             "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_viz_type\":\"trends\",\"interval\":\"day\"}",
             "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_viz_type\":\"time_to_convert\"}",
-            "{" + STEPS + ",\"date_from\":\"-30d\",\"aggregation_group_type_index\":0}");
+            "{" + STEPS + ",\"date_from\":\"-30d\",\"aggregation_group_type_index\":0}",
+            // An action step (a Chrome pageview or a signup), then a buy, excluding an action of "other" events.
+            "{\"actions\":[{\"id\":5,\"order\":0,\"eddy_action\":{\"id\":5,\"name\":\"came\",\"steps\":[{\"event\":\"$pageview\","
+                    + "\"properties\":[{\"key\":\"$browser\",\"value\":\"Chrome\"}]},{\"event\":\"signup\"}]}}],\"events\":[{\"id\":\"buy\",\"order\":1}],"
+                    + "\"date_from\":\"-30d\",\"exclusions\":[{\"id\":6,\"type\":\"actions\",\"funnel_from_step\":0,\"funnel_to_step\":1,"
+                    + "\"eddy_action\":{\"id\":6,\"name\":\"other\",\"steps\":[{\"event\":\"other\",\"properties\":[{\"key\":\"amount\","
+                    + "\"value\":\"10\",\"operator\":\"gt\"}]}]}}]}");
 
     @Test
     void blocksAnswerEveryFunnelAsTheTimelinesDo() throws IOException {
