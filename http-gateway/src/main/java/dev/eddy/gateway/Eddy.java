@@ -29,6 +29,9 @@ import dev.eddy.gateway.sdk.RemoteConfigRoutes;
 import dev.eddy.gateway.actions.ActionInliner;
 import dev.eddy.gateway.actions.ActionRepository;
 import dev.eddy.gateway.actions.ActionRoutes;
+import dev.eddy.gateway.cohorts.CohortDefinitions;
+import dev.eddy.gateway.cohorts.CohortRepository;
+import dev.eddy.gateway.cohorts.CohortRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRoutes;
 import dev.eddy.gateway.flags.FlagPublisher;
 import dev.eddy.gateway.http.ApiContract;
@@ -58,6 +61,7 @@ import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
+import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.query.StoreMeters;
 import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.gateway.users.UserRepository;
@@ -236,9 +240,11 @@ public final class Eddy implements AutoCloseable {
                 directory, registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
         final Optional<ActionRepository> actions = pool.map(ActionRepository::new);
+        final Optional<CohortRepository> cohorts = pool.map(CohortRepository::new);
+        final QueryInliner inliner = pool.isEmpty() ? QueryInliner.NONE
+                : new ActionInliner(actions.orElseThrow()).then(new CohortDefinitions(cohorts.orElseThrow()));
         final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(),
-                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry),
-                actions.map(ActionInliner::new).orElse(ActionInliner.NONE), registry);
+                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry), inliner, registry);
         final ProjectChanges changes = ProjectChanges.register(scatter);
         final PersonsService persons = new PersonsService(scatter, reads);
         final EventCountService eventCounts = new EventCountService(scatter);
@@ -284,15 +290,17 @@ public final class Eddy implements AutoCloseable {
             final FlagPublisher publisher = new FlagPublisher(vertx, producer.get(), topics.flagDefinitions().name(), flags);
             // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
             await(publisher.republishAll());
-            routes.add(new FeatureFlagRoutes(projects, flags, publisher)::mount);
+            routes.add(new FeatureFlagRoutes(projects, flags, publisher, cohorts.orElseThrow())::mount);
             routes.add(new ActionRoutes(projects, actions.orElseThrow())::mount);
+            routes.add(new CohortRoutes(projects, cohorts.orElseThrow(), persons, flags)::mount);
+            final CohortDefinitions cohortDefinitions = new CohortDefinitions(cohorts.orElseThrow());
             final FlagsService evaluation = new FlagsService(scatter, persons, flags,
-                    new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT));
+                    new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT), cohortDefinitions);
             final GeoIp geoIp = openGeoIp();
             closeables.add(geoIp);
             routes.add(flagRoutes, new DecideRoutes(tokens, failures,
                     new FlagsRateLimiter(config.rateLimits().flags(), registry), evaluation, geoIp)::mount);
-            routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth)::mount);
+            routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth, cohortDefinitions)::mount);
             // Before the shared page's assets, which share /static/.
             final PostHogJsBundles bundles = PostHogJsBundles.load();
             routes.add(bundles::mount);

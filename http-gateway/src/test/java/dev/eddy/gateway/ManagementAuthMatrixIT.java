@@ -62,11 +62,12 @@ class ManagementAuthMatrixIT {
     private static long insight;
     private static long flag;
     private static long action;
+    private static long cohort;
     /** Strings only project 1's objects contain: none may reach a caller who may not see the project. */
     private static List<String> projectData;
 
     /**
-     * One route: its method and path as mounted, the path to call ({d} dashboard, {i} insight, {f} flag, {a} action, {t} the
+     * One route: its method and path as mounted, the path to call ({d} dashboard, {i} insight, {f} flag, {a} action, {c} cohort, {t} the
      * project's token, {u} a member's uuid; {k} a new key of the admin, {fx} a new flag, {n} a new name, made for each call), the scope
      * it needs, the body, and its kind.
      */
@@ -171,6 +172,15 @@ class ManagementAuthMatrixIT {
                 new Row("GET", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:read", null, Kind.PROJECT),
                 new Row("PATCH", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:write", "{}", Kind.PROJECT),
                 new Row("DELETE", P + "/actions/:id", "/api/projects/1/actions/{a}/", "action:write", null, Kind.PROJECT),
+                new Row("GET", P + "/cohorts", "/api/projects/1/cohorts/", "cohort:read", null, Kind.PROJECT),
+                new Row("POST", P + "/cohorts", "/api/projects/1/cohorts/", "cohort:write", "{\"name\":\"matrix-{n}\",\"is_static\":true}", Kind.PROJECT),
+                new Row("GET", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:read", null, Kind.PROJECT),
+                new Row("PATCH", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", "{}", Kind.PROJECT),
+                new Row("DELETE", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", null, Kind.PROJECT),
+                new Row("PATCH", P + "/cohorts/:id/add_persons_to_static_cohort", "/api/projects/1/cohorts/{c}/add_persons_to_static_cohort/",
+                        "cohort:write", "{\"person_ids\":[\"" + UUID.randomUUID() + "\"]}", Kind.PROJECT),
+                new Row("PATCH", P + "/cohorts/:id/remove_person_from_static_cohort", "/api/projects/1/cohorts/{c}/remove_person_from_static_cohort/",
+                        "cohort:write", "{\"person_id\":\"" + UUID.randomUUID() + "\"}", Kind.PROJECT_MAY_BE_ABSENT),
                 new Row("GET", "/flags/definitions", "/flags/definitions?token={t}", "feature_flag:read", null, Kind.PROJECT));
     }
 
@@ -186,6 +196,7 @@ class ManagementAuthMatrixIT {
         insight = created("/api/projects/1/insights/", "{\"name\":\"" + marker + "-insight\"}");
         flag = newFlag(marker + "-flag");
         action = created("/api/projects/1/actions/", "{\"name\":\"" + marker + "-action\",\"steps\":[{\"event\":\"$pageview\"}]}");
+        cohort = created("/api/projects/1/cohorts/", "{\"name\":\"" + marker + "-cohort\",\"is_static\":true}");
         projectData = List.of(marker, eddy.projectToken());
 
         final long other = created("/api/projects/", "{\"name\":\"B\"}");
@@ -293,7 +304,8 @@ class ManagementAuthMatrixIT {
 
     private static String resolve(final String template) {
         String path = template.replace("{d}", Long.toString(dashboard)).replace("{i}", Long.toString(insight))
-                .replace("{f}", Long.toString(flag)).replace("{a}", Long.toString(action)).replace("{t}", eddy.projectToken())
+                .replace("{f}", Long.toString(flag)).replace("{a}", Long.toString(action)).replace("{c}", Long.toString(cohort))
+                .replace("{t}", eddy.projectToken())
                 .replace("{u}", noScopes.uuid().toString());
         path = path.replace("{n}", UUID.randomUUID().toString().substring(0, 8));
         if (path.contains("{fx}")) {

@@ -96,7 +96,15 @@ public record FlagDefinition(long id, String key, boolean active, boolean delete
     }
 
     /** Whether any condition reads person properties (those need the person's store). */
+    /** The cohorts its conditions name. */
+    public java.util.Set<Long> cohortIds() {
+        final java.util.Set<Long> ids = new java.util.TreeSet<>();
+        conditions.forEach(c -> c.properties().stream().filter(f -> "cohort".equals(f.type()) && f.value() != null && f.value().canConvertToLong())
+                .forEach(f -> ids.add(f.value().asLong())));
+        return ids;
+    }
+
     public boolean needsPersonProperties() {
-        return conditions.stream().flatMap(c -> c.properties().stream()).anyMatch(f -> "person".equals(f.type()));
+        return conditions.stream().flatMap(c -> c.properties().stream()).anyMatch(f -> "person".equals(f.type()) || "cohort".equals(f.type()));
     }
 }

@@ -26,11 +26,18 @@ public final class FlagEvaluator {
      * @param now                evaluation time, for relative date filters
      */
     public record Subject(String distinctId, ObjectNode personProperties, Map<String, String> groups,
-                          Map<String, ObjectNode> groupProperties, Map<Integer, String> groupTypes, Instant now) {
+                          Map<String, ObjectNode> groupProperties, Map<Integer, String> groupTypes, Instant now,
+                          java.util.function.LongFunction<Optional<Boolean>> inCohort) {
+
+        /** A subject of no cohort's (a project without cohorts). */
+        public Subject(final String distinctId, final ObjectNode personProperties, final Map<String, String> groups,
+                       final Map<String, ObjectNode> groupProperties, final Map<Integer, String> groupTypes, final Instant now) {
+            this(distinctId, personProperties, groups, groupProperties, groupTypes, now, id -> Optional.empty());
+        }
 
         /** The same subject, its rollout and variant hashed with {@code hashKey} (experience continuity). */
         public Subject hashedAs(final String hashKey) {
-            return new Subject(hashKey, personProperties, groups, groupProperties, groupTypes, now);
+            return new Subject(hashKey, personProperties, groups, groupProperties, groupTypes, now, inCohort);
         }
     }
 
@@ -112,10 +119,19 @@ public final class FlagEvaluator {
 
     private static boolean allMatch(final FlagDefinition.Condition condition, final ObjectNode properties, final Subject subject) {
         for (final FlagDefinition.Filter filter : condition.properties()) {
+            if ("cohort".equals(filter.type())) {
+                // In the cohort (in), or not (not_in); a cohort the project does not have matches nobody.
+                final Optional<Boolean> member = filter.value() != null && filter.value().canConvertToLong()
+                        ? subject.inCohort().apply(filter.value().asLong()) : Optional.empty();
+                if (member.isEmpty() || member.get() == "not_in".equals(filter.operator())) {
+                    return false;
+                }
+                continue;
+            }
             final ObjectNode source = switch (filter.type()) {
                 case "group" -> filter.groupTypeIndex().map(subject.groupTypes()::get).map(subject.groupProperties()::get).orElse(null);
                 case "person" -> properties;
-                // Cohorts and flag dependencies are not evaluated yet: such a condition does not match.
+                // Flag dependencies are not evaluated yet: such a condition does not match.
                 default -> null;
             };
             if (source == null && !"person".equals(filter.type())) {

@@ -40,6 +40,11 @@ public final class BlockRows implements PropertyFilter.Source {
             }
 
             @Override
+            public java.util.List<String> personDistinctIds() {
+                return lookup.personDistinctIds(block.persons().textAt(row));
+            }
+
+            @Override
             public JsonNode group(final int typeIndex, final String key) {
                 if (typeIndex < 0 || typeIndex >= EventBlock.GROUP_TYPES) {
                     return null;
@@ -67,6 +72,11 @@ public final class BlockRows implements PropertyFilter.Source {
     @Override
     public JsonNode event(final String key) {
         return columns.computeIfAbsent(key, block::property).value(row);
+    }
+
+    @Override
+    public java.util.List<String> personDistinctIds() {
+        return others.personDistinctIds();
     }
 
     @Override

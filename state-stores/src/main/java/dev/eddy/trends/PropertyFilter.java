@@ -3,6 +3,7 @@ package dev.eddy.trends;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.flags.BoundedRegex;
 import dev.eddy.flags.PropertyMatcher;
 import java.time.Instant;
@@ -54,6 +55,11 @@ public final class PropertyFilter {
         /** The event's name, or null where the source does not know it (a property value alone). */
         default String eventName() {
             return null;
+        }
+
+        /** The distinct ids of the event's person (a static cohort's members are distinct ids); none where unknown. */
+        default List<String> personDistinctIds() {
+            return List.of();
         }
 
         /** An event's properties alone: no person or group properties. */
@@ -242,6 +248,7 @@ public final class PropertyFilter {
 
     private static boolean readsTheClock(final Node node) {
         return node instanceof Group group ? group.children().stream().anyMatch(PropertyFilter::readsTheClock)
+                : node instanceof Not not ? readsTheClock(not.node())
                 : node instanceof Leaf leaf && leaf.operator().startsWith("is_date_");
     }
 
@@ -347,6 +354,9 @@ public final class PropertyFilter {
         if ("events".equals(type)) {
             type = "event";
         }
+        if ("cohort".equals(type)) {
+            return cohort(json);
+        }
         if (!List.of("event", "person", "group").contains(type)) {
             throw new IllegalArgumentException("property filters of type '" + type + "' are not supported");
         }
@@ -367,6 +377,92 @@ public final class PropertyFilter {
             value = cleaned;
         }
         return new Leaf(type, key, checkedOperator(operator), value, groupIndex);
+    }
+
+    /**
+     * A person's membership of a cohort ({@code {"key": "id", "type": "cohort", "value": 5}}), from the definition the
+     * gateway inlined under {@link Cohort#INLINED}; {@code negation} or {@code operator: not_in} ask for the persons
+     * outside it.
+     */
+    private static Node cohort(final JsonNode json) {
+        final Cohort cohort = Cohort.ofFilter(json);
+        final boolean outside = json.path("negation").asBoolean(false) || "not_in".equals(json.path("operator").asText());
+        final Node member = new Membership(cohort);
+        return outside ? new Not(member) : member;
+    }
+
+    /** The opposite of a node. */
+    private record Not(Node node) implements Node {
+        @Override
+        public boolean test(final Source source, final Instant now) {
+            return !node.test(source, now);
+        }
+
+        @Override
+        public boolean keys(final java.util.Set<String> eventKeys) {
+            return node.keys(eventKeys);
+        }
+
+        @Override
+        public boolean readsEventName() {
+            return node.readsEventName();
+        }
+
+        @Override
+        public String toString() {
+            return "NOT" + node;
+        }
+    }
+
+    /** Whether the event's person is in a cohort (its definition read as of the query). */
+    private record Membership(Cohort cohort) implements Node {
+        @Override
+        public boolean test(final Source source, final Instant now) {
+            return cohort.contains(source, now);
+        }
+
+        @Override
+        public boolean keys(final java.util.Set<String> eventKeys) {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "cohort" + cohort;
+        }
+    }
+
+    /** A filter of person properties alone: what a dynamic cohort's {@code properties} are. */
+    static PropertyFilter ofPersons(final JsonNode group) {
+        return new PropertyFilter(personNode(group));
+    }
+
+    /** A cohort's condition tree: groups, person leaves (each may be negated), cohort leaves. */
+    private static Node personNode(final JsonNode json) {
+        if (json.isObject() && json.has("values") && List.of("AND", "OR").contains(json.path("type").asText().toUpperCase(Locale.ROOT))) {
+            final List<Node> children = new ArrayList<>();
+            json.get("values").forEach(child -> children.add(personNode(child)));
+            return new Group(json.get("type").asText().equalsIgnoreCase("AND"), children);
+        }
+        if (json.isArray()) {
+            final List<Node> children = new ArrayList<>();
+            json.forEach(child -> children.add(personNode(child)));
+            return new Group(true, children);
+        }
+        if (!json.isObject()) {
+            throw new IllegalArgumentException("a cohort's properties are groups of property filters");
+        }
+        final String type = json.path("type").asText("person");
+        if ("cohort".equals(type)) {
+            return cohort(json);
+        }
+        if (!"person".equals(type)) {
+            throw new IllegalArgumentException("cohort filters of type '" + type + "' are not supported by Eddy yet");
+        }
+        final ObjectNode person = ((ObjectNode) json).deepCopy();
+        person.put("type", "person");
+        final Node leaf = leaf(person);
+        return json.path("negation").asBoolean(false) ? new Not(leaf) : leaf;
     }
 
     private static final List<String> OPERATORS = List.of("exact", "is_not", "icontains", "not_icontains", "regex", "not_regex",

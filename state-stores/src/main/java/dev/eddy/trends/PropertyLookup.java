@@ -19,6 +19,11 @@ public interface PropertyLookup {
         return Optional.empty();
     }
 
+    /** The person's distinct ids (a static cohort's members are distinct ids), or none. */
+    default java.util.List<String> personDistinctIds(final String personUuid) {
+        return java.util.List.of();
+    }
+
     /** A lookup answering from two functions (each must answer an object, empty for an unknown person or group). */
     static PropertyLookup of(final Function<String, ObjectNode> persons, final BiFunction<Integer, String, ObjectNode> groups) {
         return new PropertyLookup() {

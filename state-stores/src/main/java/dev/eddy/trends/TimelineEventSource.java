@@ -42,6 +42,11 @@ public final class TimelineEventSource implements PropertyFilter.Source {
     }
 
     @Override
+    public java.util.List<String> personDistinctIds() {
+        return lookup.personDistinctIds(person);
+    }
+
+    @Override
     public JsonNode person(final String key) {
         if (personProperties == null) {
             personProperties = lookup.person(person);

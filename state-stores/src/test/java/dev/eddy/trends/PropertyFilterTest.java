@@ -83,7 +83,7 @@ class PropertyFilterTest {
         assertThatThrownBy(() -> PropertyFilter.parse(read("[{\"key\":\"a\",\"operator\":\"sounds_like\"}]")))
                 .hasMessageContaining("sounds_like");
         assertThatThrownBy(() -> PropertyFilter.parse(read("[{\"key\":\"id\",\"type\":\"cohort\",\"value\":3}]")))
-                .hasMessageContaining("cohort");
+                .as("a cohort the gateway did not inline").hasMessage("Cohort ID 3 does not exist!");
         assertThatThrownBy(() -> PropertyFilter.parse(read("[{\"key\":\"a\",\"type\":\"group\"}]")))
                 .hasMessageContaining("group_type_index");
         assertThatThrownBy(() -> PropertyFilter.parse(read("\"x\""))).hasMessageContaining("list");

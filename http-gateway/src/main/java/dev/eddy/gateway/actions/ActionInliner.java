@@ -2,6 +2,7 @@ package dev.eddy.gateway.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.trends.Action;
 import io.vertx.core.Future;
 import java.util.ArrayList;
@@ -18,10 +19,7 @@ import java.util.TreeSet;
  * the next query's answer. An action the project does not have is left without one; the engine then refuses the query
  * with PostHog's words ({@code Action ID 5 does not exist!}). Whatever a client sent under that key is replaced.
  */
-public final class ActionInliner {
-    /** No actions to read (a process without PostgreSQL): queries are sent as they are. */
-    public static final ActionInliner NONE = new ActionInliner(null);
-
+public final class ActionInliner implements QueryInliner {
     private final ActionRepository actions;
 
     public ActionInliner(final ActionRepository actions) {
@@ -29,10 +27,11 @@ public final class ActionInliner {
     }
 
     /** {@code query} with its actions' definitions, or {@code query} itself when it names none. */
+    @Override
     public Future<JsonNode> inline(final long projectId, final JsonNode query) {
         final List<ObjectNode> entities = new ArrayList<>();
         collect(query, entities);
-        if (entities.isEmpty() || actions == null) {
+        if (entities.isEmpty()) {
             return Future.succeededFuture(query);
         }
         final JsonNode copy = query.deepCopy();

@@ -1,8 +1,10 @@
 package dev.eddy.gateway.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.flags.FlagDefinition;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.cohorts.CohortRepository;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
@@ -11,6 +13,7 @@ import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.serde.Json;
+import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
@@ -30,11 +33,28 @@ public final class FeatureFlagRoutes {
     private final ProjectRepository projects;
     private final FeatureFlagRepository flags;
     private final FlagPublisher publisher;
+    private final CohortRepository cohorts;
 
-    public FeatureFlagRoutes(final ProjectRepository projects, final FeatureFlagRepository flags, final FlagPublisher publisher) {
+    public FeatureFlagRoutes(final ProjectRepository projects, final FeatureFlagRepository flags, final FlagPublisher publisher,
+                             final CohortRepository cohorts) {
         this.projects = projects;
         this.flags = flags;
         this.publisher = publisher;
+        this.cohorts = cohorts;
+    }
+
+    /** PostHog's check: every cohort the filters name is one of the project's live cohorts. */
+    private Future<Void> cohortsExist(final long projectId, final JsonNode filters) {
+        final java.util.Set<Long> ids = FlagDefinition.of(Json.mapper().createObjectNode().put("id", 0).put("key", "check")
+                .set("filters", filters)).cohortIds();
+        return ids.isEmpty() ? Future.succeededFuture() : cohorts.some(projectId, ids).compose(found -> {
+            for (final Long id : ids) {
+                if (!found.containsKey(id)) {
+                    return Future.failedFuture(ApiError.badRequest("cohort_does_not_exist", "Cohort with id " + id + " does not exist", "filters"));
+                }
+            }
+            return Future.succeededFuture();
+        });
     }
 
     public void mount(final Router router) {
@@ -65,6 +85,7 @@ public final class FeatureFlagRoutes {
         final boolean active = !body.has("active") || body.bool("active");
         final boolean continuity = body.has("ensure_experience_continuity") && body.bool("ensure_experience_continuity");
         projects.require(principal(ctx), projectId)
+                .compose(p -> cohortsExist(projectId, filters))
                 .compose(p -> flags.create(projectId, principal(ctx).userId(), key, name, filters, active, continuity))
                 .compose(change -> publisher.published(change).map(change.after()))
                 .onSuccess(flag -> Responses.json(ctx, 201, flag))
@@ -98,6 +119,7 @@ public final class FeatureFlagRoutes {
     private void change(final RoutingContext ctx, final long projectId, final long id,
                         final Map<String, FeatureFlagRepository.Value> fields, final int status) {
         projects.require(principal(ctx), projectId)
+                .compose(p -> fields.containsKey("filters") ? cohortsExist(projectId, fields.get("filters").json()) : Future.<Void>succeededFuture())
                 .compose(p -> flags.find(projectId, id))
                 .map(found -> found.filter(f -> !f.deleted() || fields.containsKey("deleted"))).compose(ApiError::orNotFound)
                 .compose(f -> flags.update(projectId, id, principal(ctx).userId(), fields)).compose(ApiError::orNotFound)

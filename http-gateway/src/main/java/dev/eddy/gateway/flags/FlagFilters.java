@@ -2,6 +2,7 @@ package dev.eddy.gateway.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.http.ApiError;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /** Checks a flag's key and filters the way PostHog refuses bad ones: each problem a 400 naming the field. */
@@ -45,8 +46,16 @@ final class FlagFilters {
                             throw invalid("A group property filter needs its group_type_index.");
                         }
                     }
+                    case "cohort" -> {
+                        if (!p.path("value").canConvertToLong() || p.path("value").isBoolean()) {
+                            throw invalid("A cohort filter's value is the id of a cohort.");
+                        }
+                        final String operator = p.path("operator").asText("in");
+                        if (!List.of("in", "not_in", "exact").contains(operator)) {
+                            throw invalid("A cohort filter's operator is in or not_in, got '" + operator + "'.");
+                        }
+                    }
                     // Refused rather than stored as a condition that could never match.
-                    case "cohort" -> throw invalid("Cohort filters are not supported by Eddy yet; use person property filters.");
                     case "flag" -> throw invalid("Filters on other flags are not supported by Eddy yet.");
                     default -> throw invalid("Unknown property filter type '" + type + "': use person or group.");
                 }

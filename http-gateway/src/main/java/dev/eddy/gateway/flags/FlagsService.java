@@ -6,13 +6,16 @@ import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.flags.FlagDefinition;
 import dev.eddy.flags.FlagEvaluator;
+import dev.eddy.gateway.cohorts.CohortDefinitions;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonState;
-import dev.eddy.serde.Json;
 import dev.eddy.query.GlobalJsonRead;
+import dev.eddy.serde.Json;
+import dev.eddy.trends.Cohort;
+import dev.eddy.trends.PropertyFilter;
 import io.vertx.core.Future;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,9 +54,14 @@ public final class FlagsService {
     private final PersonsService persons;
     private final FeatureFlagRepository repository;
     private final HashKeyOverrides overrides;
+    private final CohortDefinitions cohorts;
     private final AsyncLoadingCache<Long, ProjectFlags> definitionCache = Caffeine.newBuilder()
             .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
             .buildAsync((id, executor) -> loadDefinitions(id).toCompletionStage().toCompletableFuture());
+    /** The cohorts a project's flags name, whole and parsed, read again as often as the definitions. */
+    private final AsyncLoadingCache<Long, Map<Long, Cohort>> cohortCache = Caffeine.newBuilder()
+            .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
+            .buildAsync((id, executor) -> loadCohorts(id).toCompletionStage().toCompletableFuture());
     private final AsyncLoadingCache<Long, Map<Integer, String>> groupTypeCache = Caffeine.newBuilder()
             .refreshAfterWrite(DEFINITIONS_TTL).expireAfterAccess(IDLE_PROJECT).maximumSize(10_000)
             .buildAsync((id, executor) -> loadGroupTypes(id).toCompletionStage().toCompletableFuture());
@@ -62,13 +70,15 @@ public final class FlagsService {
      * Needs {@link #registerReads} on {@code scatter}.
      *
      * @param overrides the continuity flags' hash keys
+     * @param cohorts   the cohorts flag conditions name
      */
     public FlagsService(final Scatter scatter, final PersonsService persons, final FeatureFlagRepository repository,
-                        final HashKeyOverrides overrides) {
+                        final HashKeyOverrides overrides, final CohortDefinitions cohorts) {
         this.scatter = scatter;
         this.persons = persons;
         this.repository = repository;
         this.overrides = overrides;
+        this.cohorts = cohorts;
     }
 
     /**
@@ -102,13 +112,15 @@ public final class FlagsService {
      * @param continuity  the keys of the flags with experience continuity
      * @param needsPerson whether any flag needs the person read (person properties or continuity)
      */
-    private record ProjectFlags(List<Flag> active, List<String> continuity, boolean needsPerson) {
+    private record ProjectFlags(List<Flag> active, List<String> continuity, boolean needsPerson, java.util.Set<Long> cohortIds) {
         static ProjectFlags of(final List<FlagDefinition> definitions) {
             final List<Flag> active = definitions.stream().filter(f -> f.active() && !f.deleted())
                     .sorted(java.util.Comparator.comparing(FlagDefinition::key))
                     .map(f -> new Flag(f, f.needsPersonProperties() || f.ensureExperienceContinuity())).toList();
+            final java.util.Set<Long> cohortIds = new java.util.TreeSet<>();
+            active.forEach(f -> cohortIds.addAll(f.definition().cohortIds()));
             return new ProjectFlags(active, active.stream().filter(f -> f.definition().ensureExperienceContinuity())
-                    .map(f -> f.definition().key()).toList(), active.stream().anyMatch(Flag::needsPerson));
+                    .map(f -> f.definition().key()).toList(), active.stream().anyMatch(Flag::needsPerson), cohortIds);
         }
     }
 
@@ -133,7 +145,7 @@ public final class FlagsService {
      * @param overrides continuity flags' hash keys; empty when they could not be read
      */
     private record Inputs(PersonRead person, Optional<Map<String, String>> overrides, Map<Integer, String> groupTypes,
-                          Map<String, ObjectNode> groups) {
+                          Map<String, ObjectNode> groups, Map<Long, Cohort> cohorts) {
     }
 
     public Future<Evaluation> evaluate(final Request request) {
@@ -145,10 +157,13 @@ public final class FlagsService {
                                 return PersonRead.UNREADABLE;
                             })
                     : Future.succeededFuture(PersonRead.NOT_NEEDED);
+            final Future<Map<Long, Cohort>> named = flags.cohortIds().isEmpty() ? Future.succeededFuture(Map.of())
+                    : cached(cohortCache.get(request.projectId()));
             return person.compose(read -> continuityKeys(request, flags.continuity(), read)
                     .compose(overrides -> groupTypes(request.projectId())
                             .compose(types -> groupProperties(request, types)
-                                    .map(groups -> evaluate(request, flags, new Inputs(read, overrides, types, groups))))));
+                                    .compose(groups -> named.map(cohortsNamed -> evaluate(request, flags,
+                                            new Inputs(read, overrides, types, groups, cohortsNamed)))))));
         });
     }
 
@@ -157,8 +172,11 @@ public final class FlagsService {
         final ObjectNode properties = inputs.person().person().map(PersonState::properties)
                 .orElseGet(() -> Json.mapper().createObjectNode());
         properties.setAll(request.personProperties());
+        final Instant now = Instant.now();
+        final PropertyFilter.Source person = personSource(properties, inputs.person().person().map(PersonState::distinctIds)
+                .orElse(List.of(request.distinctId())));
         final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties, request.groups(),
-                inputs.groups(), inputs.groupTypes(), Instant.now());
+                inputs.groups(), inputs.groupTypes(), now, id -> Optional.ofNullable(inputs.cohorts().get(id)).map(c -> c.contains(person, now)));
         final List<FlagEvaluator.Result> results = new ArrayList<>(flags.active().size());
         final Map<String, FlagDefinition> byKey = new LinkedHashMap<>();
         boolean errors = false;
@@ -224,6 +242,46 @@ public final class FlagsService {
     }
 
     /** The project's live, active flags (cached for {@link #DEFINITIONS_TTL}). */
+    /** A person as cohorts read it: its properties (with the request's) and its distinct ids. */
+    private static PropertyFilter.Source personSource(final ObjectNode properties, final List<String> distinctIds) {
+        return new PropertyFilter.Source() {
+            @Override
+            public JsonNode event(final String key) {
+                return null;
+            }
+
+            @Override
+            public JsonNode person(final String key) {
+                return properties.get(key);
+            }
+
+            @Override
+            public JsonNode group(final int typeIndex, final String key) {
+                return null;
+            }
+
+            @Override
+            public List<String> personDistinctIds() {
+                return distinctIds;
+            }
+        };
+    }
+
+    /** The cohorts the project's flags name, whole; one that cannot be read is left out (its conditions match nobody). */
+    private Future<Map<Long, Cohort>> loadCohorts(final long projectId) {
+        return definitions(projectId).compose(flags -> cohorts.resolve(projectId, flags.cohortIds())).map(whole -> {
+            final Map<Long, Cohort> parsed = new java.util.HashMap<>();
+            whole.forEach((id, definition) -> {
+                try {
+                    parsed.put(id, Cohort.parse(definition));
+                } catch (final IllegalArgumentException e) {
+                    LOG.warn("cohort {} of project {} cannot be evaluated: {}", id, projectId, e.getMessage());
+                }
+            });
+            return parsed;
+        });
+    }
+
     private Future<ProjectFlags> definitions(final long projectId) {
         return cached(definitionCache.get(projectId));
     }

@@ -1,7 +1,6 @@
 package dev.eddy.gateway.trends;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.actions.ActionInliner;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.streams.Scatter;
@@ -27,21 +26,22 @@ public final class InsightQueryService {
     private final Duration timeout;
     private final MeterRegistry registry;
     private final InsightEngine engine;
-    private final ActionInliner actions;
+    private final QueryInliner inliner;
 
     /**
      * Registers the trend, funnel and earliest-event partials with {@code scatter}.
      *
      * @param timeout how long a calculation may run before it is abandoned ({@code insights.query-timeout})
-     * @param actions puts the definitions of the actions a query names into it ({@link ActionInliner#NONE} without PostgreSQL)
+     * @param inliner puts the definitions of the actions and cohorts a query names into it ({@link QueryInliner#NONE}
+     *                without PostgreSQL)
      */
-    public InsightQueryService(final Scatter scatter, final Duration timeout, final InsightEngine engine, final ActionInliner actions,
+    public InsightQueryService(final Scatter scatter, final Duration timeout, final InsightEngine engine, final QueryInliner inliner,
                                final MeterRegistry registry) {
         this.scatter = scatter;
         this.timeout = timeout;
         this.registry = registry;
         this.engine = engine;
-        this.actions = actions;
+        this.inliner = inliner;
         for (final InsightEngine.Kind kind : InsightEngine.Kind.values()) {
             scatter.register(kind.path(), engine.read(kind));
         }
@@ -61,7 +61,7 @@ public final class InsightQueryService {
     /** A calculation of {@code kind}, stopped when {@code control} is cancelled or runs out of time. */
     public Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {
         final Timer.Sample sample = Timer.start();
-        return actions.inline(project.id(), query).compose(inlined -> calculateUntimed(kind, project, inlined, control)).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
+        return inliner.inline(project.id(), query).compose(inlined -> calculateUntimed(kind, project, inlined, control)).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
                 .description("Insight calculations (trends, funnels, stickiness, lifecycles), from parsing to the merged answer").tag("kind", kind.path())
                 .tag("outcome", done.succeeded() ? "ok" : done.cause() instanceof ApiError e ? Integer.toString(e.status()) : "error")
                 .publishPercentiles(0.5, 0.99).register(registry)));

@@ -50,6 +50,11 @@ final class TimelineScans {
             }
 
             @Override
+            public java.util.List<String> personDistinctIds(final String personUuid) {
+                return Optional.ofNullable(persons.get(projectId + ":" + personUuid)).map(PersonState::distinctIds).orElse(java.util.List.of());
+            }
+
+            @Override
             public ObjectNode group(final int typeIndex, final String groupKey) {
                 return groupCache.computeIfAbsent(typeIndex + ":" + groupKey, k -> Optional.ofNullable(
                         groups.get(GroupState.key(projectId, typeIndex, groupKey))).map(GroupState::properties)
