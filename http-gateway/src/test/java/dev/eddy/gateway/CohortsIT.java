@@ -53,7 +53,7 @@ class CohortsIT extends EddyIT {
         assertThat(cohort.get("is_static").asBoolean()).isFalse();
         assertThat(cohort.get("cohort_type").asText()).isEqualTo("person_property");
         assertThat(cohort.get("is_calculating").asBoolean()).isFalse();
-        assertThat(cohort.get("count").isNull()).isTrue();
+        assertThat(cohort.get("count").asInt()).as("u1 and u3, counted as the cohort is read").isEqualTo(2);
         assertThat(cohort.get("filters").get("properties").get("values").get(0).get("values").get(0).get("value").asText()).isEqualTo("pro");
 
         for (final String[] bad : new String[][] {
@@ -71,6 +71,7 @@ class CohortsIT extends EddyIT {
         }
         // PostHog's legacy groups are filters too.
         final JsonNode legacy = created("{\"name\":\"legacy\",\"groups\":[{\"properties\":{\"plan\":\"free\"}}]}");
+        assertThat(legacy.get("count").isNull()).as("not counted on creation").isTrue();
         assertThat(legacy.get("filters").get("properties").get("values").get(0).get("values").get(0).get("key").asText()).isEqualTo("plan");
         assertThat(count(cohort(legacy.get("id").asLong(), "in"))).as("u2's pageviews").isEqualTo(2);
     }
@@ -78,6 +79,10 @@ class CohortsIT extends EddyIT {
     @Test
     void insightsFilterByDynamicAndStaticCohorts() throws InterruptedException {
         assertThat(count(cohort(pro, "in"))).as("u1's two pageviews and u3's").isEqualTo(3);
+        final JsonNode members = TestEddy.json(eddy.getAuthorized("/api/projects/1/cohorts/" + pro + "/persons/?limit=1"));
+        assertThat(members.get("results")).hasSize(1);
+        assertThat(members.get("results").get(0).get("properties").get("plan").asText()).isEqualTo("pro");
+        assertThat(members.get("next").isNull()).as("a second page").isFalse();
         assertThat(count(cohort(pro, "not_in"))).as("u2's").isEqualTo(2);
 
         // A static cohort from a CSV of distinct ids (PostHog reads a one-column file's first row as an id too).
@@ -93,6 +98,8 @@ class CohortsIT extends EddyIT {
                 "{\"person_ids\":[\"" + u3 + "\"]}");
         assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
         assertThat(count(cohort(id, "in"))).isEqualTo(3);
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/cohorts/" + id + "/persons/")).get("results"))
+                .extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactlyInAnyOrder("u2", "u3");
         assertThat(eddy.request(eddy.personalKey(), "PATCH", "/api/projects/1/cohorts/" + pro + "/add_persons_to_static_cohort/",
                 "{\"person_ids\":[\"" + u3 + "\"]}").statusCode()).as("only static cohorts").isEqualTo(400);
 

@@ -177,6 +177,7 @@ class ManagementAuthMatrixIT {
                 new Row("GET", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:read", null, Kind.PROJECT),
                 new Row("PATCH", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", "{}", Kind.PROJECT),
                 new Row("DELETE", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", null, Kind.PROJECT),
+                new Row("GET", P + "/cohorts/:id/persons", "/api/projects/1/cohorts/{c}/persons/", "cohort:read", null, Kind.PROJECT),
                 new Row("PATCH", P + "/cohorts/:id/add_persons_to_static_cohort", "/api/projects/1/cohorts/{c}/add_persons_to_static_cohort/",
                         "cohort:write", "{\"person_ids\":[\"" + UUID.randomUUID() + "\"]}", Kind.PROJECT),
                 new Row("PATCH", P + "/cohorts/:id/remove_person_from_static_cohort", "/api/projects/1/cohorts/{c}/remove_person_from_static_cohort/",

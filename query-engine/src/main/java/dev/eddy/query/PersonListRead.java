@@ -33,6 +33,7 @@ public final class PersonListRead implements PartitionRead<PersonQuery.Page> {
         query.search().ifPresent(s -> request.put("search", s));
         request.put("limit", query.limit());
         request.put("offset", query.offset());
+        query.cohort().ifPresent(c -> request.set("cohort", c));
         return request;
     }
 
@@ -92,6 +93,6 @@ public final class PersonListRead implements PartitionRead<PersonQuery.Page> {
 
     private static PersonQuery query(final JsonNode request) {
         return new PersonQuery(request.hasNonNull("search") ? Optional.of(request.get("search").asText()) : Optional.empty(),
-                request.path("limit").asInt(), request.path("offset").asInt());
+                request.path("limit").asInt(), request.path("offset").asInt(), Optional.ofNullable(request.get("cohort")));
     }
 }

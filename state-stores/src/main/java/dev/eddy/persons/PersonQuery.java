@@ -1,6 +1,8 @@
 package dev.eddy.persons;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.trends.Cohort;
+import dev.eddy.trends.PropertyFilter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,8 +17,14 @@ import java.util.Optional;
  * @param search what to look for, if anything
  * @param limit  page size
  * @param offset index of the page's first person
+ * @param cohort only the persons in this cohort ({@link Cohort}'s inlined definition), if given
  */
-public record PersonQuery(Optional<String> search, int limit, int offset) {
+public record PersonQuery(Optional<String> search, int limit, int offset, Optional<JsonNode> cohort) {
+    /** Every person (matching {@code search}). */
+    public PersonQuery(final Optional<String> search, final int limit, final int offset) {
+        this(search, limit, offset, Optional.empty());
+    }
+
     private static final Comparator<PersonState> NEWEST_FIRST = Comparator
             .comparing(PersonState::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
             .thenComparing(PersonState::uuid);
@@ -38,9 +46,12 @@ public record PersonQuery(Optional<String> search, int limit, int offset) {
      */
     public Page top(final Iterable<PersonState> persons) {
         final Optional<String> needle = search.map(String::trim).filter(s -> !s.isEmpty());
+        final Optional<Cohort> in = cohort.map(Cohort::parse);
+        final java.time.Instant now = java.time.Instant.now();
         final List<PersonState> matching = new ArrayList<>();
         for (final PersonState person : persons) {
-            if (person.mergedInto() == null && needle.map(n -> matches(person, n)).orElse(true)) {
+            if (person.mergedInto() == null && needle.map(n -> matches(person, n)).orElse(true)
+                    && in.map(c -> c.contains(source(person), now)).orElse(true)) {
                 matching.add(person);
             }
         }
@@ -61,6 +72,31 @@ public record PersonQuery(Optional<String> search, int limit, int offset) {
         final int from = Math.min(offset, whole.results().size());
         final int to = (int) Math.min((long) from + limit, whole.results().size());
         return new Page(whole.count(), List.copyOf(whole.results().subList(from, to)));
+    }
+
+    /** The person as a cohort reads it: its properties and distinct ids. */
+    private static PropertyFilter.Source source(final PersonState person) {
+        return new PropertyFilter.Source() {
+            @Override
+            public JsonNode event(final String key) {
+                return null;
+            }
+
+            @Override
+            public JsonNode person(final String key) {
+                return person.properties().get(key);
+            }
+
+            @Override
+            public JsonNode group(final int typeIndex, final String key) {
+                return null;
+            }
+
+            @Override
+            public List<String> personDistinctIds() {
+                return person.distinctIds();
+            }
+        };
     }
 
     private static boolean matches(final PersonState person, final String needle) {

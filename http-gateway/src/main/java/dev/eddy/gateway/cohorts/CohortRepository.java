@@ -181,7 +181,7 @@ public final class CohortRepository {
         for (final Row row : rows) {
             cohorts.add(new SavedCohort(row.getLong("id"), row.getLong("project_id"), row.getString("name"), row.getString("description"),
                     Jsonb.read(row.getValue("filters")), row.getBoolean("is_static"), row.getBoolean("deleted"), row.getOffsetDateTime("created_at"),
-                    User.from(row, "cb"), row.getOffsetDateTime("updated_at"), row.getLong("members")));
+                    User.from(row, "cb"), row.getOffsetDateTime("updated_at"), row.getLong("members"), null));
         }
         return cohorts;
     }

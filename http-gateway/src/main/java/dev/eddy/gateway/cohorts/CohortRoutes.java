@@ -12,8 +12,10 @@ import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.persons.PersonQuery;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
@@ -68,6 +70,8 @@ public final class CohortRoutes {
         router.delete(BASE + "/:id").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::delete);
         router.patch(BASE + "/:id/add_persons_to_static_cohort").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::addPersons);
         router.patch(BASE + "/:id/remove_person_from_static_cohort").handler(PersonalApiKeyAuth.require(WRITE)).handler(this::removePerson);
+        router.get(BASE + "/:id/persons").handler(PersonalApiKeyAuth.require(READ)).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ))
+                .handler(this::persons);
     }
 
     private void list(final RoutingContext ctx) {
@@ -99,8 +103,32 @@ public final class CohortRoutes {
                 .onFailure(ctx::fail);
     }
 
+    /** The cohort, a dynamic one with its persons counted now (one pass over the persons of every instance). */
     private void retrieve(final RoutingContext ctx) {
-        found(ctx).onSuccess(cohort -> Responses.json(ctx, 200, cohort)).onFailure(ctx::fail);
+        final long projectId = Params.pathId(ctx, "project_id");
+        found(ctx).compose(cohort -> cohort.isStatic() || cohort.deleted() ? Future.succeededFuture(cohort)
+                        : members(projectId, cohort.id(), new PersonQuery(Optional.empty(), 0, 0)).map(page -> cohort.counted(page.count())))
+                .onSuccess(cohort -> Responses.json(ctx, 200, cohort)).onFailure(ctx::fail);
+    }
+
+    /** PostHog's {@code GET /cohorts/:id/persons/}: the cohort's persons, newest first, a page at a time. */
+    private void persons(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final Pagination page = Pagination.of(ctx);
+        final Optional<String> search = Optional.ofNullable(ctx.queryParams().get("search")).filter(s -> !s.isBlank());
+        found(ctx).compose(cohort -> members(projectId, cohort.id(), new PersonQuery(search, page.limit(), page.offset())))
+                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.count(),
+                        result.results().stream().map(PersonsRoutes::person).toList())))
+                .onFailure(ctx::fail);
+    }
+
+    /** {@code query}'s page of the persons in cohort {@code id}. */
+    private Future<PersonQuery.Page> members(final long projectId, final long id, final PersonQuery query) {
+        return definitions.resolve(projectId, Set.of(id)).compose(whole -> {
+            final JsonNode definition = whole.get(id);
+            return definition == null ? Future.failedFuture(ApiError.notFound("Not found."))
+                    : persons.list(projectId, new PersonQuery(query.search(), query.limit(), query.offset(), Optional.of(definition)));
+        });
     }
 
     /** PostHog keeps cohorts: a DELETE of one the key may see is 405, pointing at the soft delete. */

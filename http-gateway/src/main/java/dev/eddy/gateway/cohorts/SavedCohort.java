@@ -14,19 +14,25 @@ import java.util.List;
 /**
  * A cohort as the management API shows it, PostHog's fields. Eddy evaluates a dynamic cohort when a query or a flag
  * asks, so it is never calculating ({@code is_calculating} false, {@code errors_calculating} 0), {@code last_calculation}
- * is when its definition last changed, and its {@code count} is not kept (null); a static cohort's {@code count} is the
- * number of its members (distinct ids).
+ * is when its definition last changed, and its {@code count} is counted when one cohort is read (null in lists); a
+ * static cohort's {@code count} is the number of its members (distinct ids).
  *
  * @param members a static cohort's member count
+ * @param persons a dynamic cohort's persons, when counted ({@link #counted})
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record SavedCohort(long id, @JsonIgnore long projectId, String name, String description, JsonNode filters, boolean isStatic,
                           boolean deleted, OffsetDateTime createdAt, User createdBy, @JsonProperty("last_calculation") OffsetDateTime updatedAt,
-                          @JsonIgnore long members) {
+                          @JsonIgnore long members, @JsonIgnore Long persons) {
 
     @JsonProperty("count")
     public Long count() {
-        return isStatic ? members : null;
+        return isStatic ? Long.valueOf(members) : persons;
+    }
+
+    /** The same cohort with its persons counted. */
+    public SavedCohort counted(final long count) {
+        return new SavedCohort(id, projectId, name, description, filters, isStatic, deleted, createdAt, createdBy, updatedAt, members, count);
     }
 
     @JsonProperty("groups")

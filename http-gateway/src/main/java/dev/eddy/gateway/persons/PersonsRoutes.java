@@ -98,7 +98,7 @@ public final class PersonsRoutes {
     }
 
     /** PostHog's person shape. */
-    static Map<String, Object> person(final PersonState p) {
+    public static Map<String, Object> person(final PersonState p) {
         final Map<String, Object> body = new LinkedHashMap<>();
         body.put("id", p.uuid());
         body.put("uuid", p.uuid());
