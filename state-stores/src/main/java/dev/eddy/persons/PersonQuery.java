@@ -51,7 +51,7 @@ public record PersonQuery(Optional<String> search, int limit, int offset, Option
         final List<PersonState> matching = new ArrayList<>();
         for (final PersonState person : persons) {
             if (person.mergedInto() == null && needle.map(n -> matches(person, n)).orElse(true)
-                    && in.map(c -> c.contains(source(person), now)).orElse(true)) {
+                    && in.map(c -> c.contains(PropertyFilter.Source.ofPerson(person.properties(), person.distinctIds()), now)).orElse(true)) {
                 matching.add(person);
             }
         }
@@ -72,31 +72,6 @@ public record PersonQuery(Optional<String> search, int limit, int offset, Option
         final int from = Math.min(offset, whole.results().size());
         final int to = (int) Math.min((long) from + limit, whole.results().size());
         return new Page(whole.count(), List.copyOf(whole.results().subList(from, to)));
-    }
-
-    /** The person as a cohort reads it: its properties and distinct ids. */
-    private static PropertyFilter.Source source(final PersonState person) {
-        return new PropertyFilter.Source() {
-            @Override
-            public JsonNode event(final String key) {
-                return null;
-            }
-
-            @Override
-            public JsonNode person(final String key) {
-                return person.properties().get(key);
-            }
-
-            @Override
-            public JsonNode group(final int typeIndex, final String key) {
-                return null;
-            }
-
-            @Override
-            public List<String> personDistinctIds() {
-                return person.distinctIds();
-            }
-        };
     }
 
     private static boolean matches(final PersonState person, final String needle) {

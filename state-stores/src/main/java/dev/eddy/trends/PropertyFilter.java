@@ -62,6 +62,31 @@ public final class PropertyFilter {
             return List.of();
         }
 
+        /** A person alone, as cohorts read one: its properties and its distinct ids; no event or group. */
+        static Source ofPerson(final JsonNode properties, final List<String> distinctIds) {
+            return new Source() {
+                @Override
+                public JsonNode event(final String key) {
+                    return null;
+                }
+
+                @Override
+                public JsonNode person(final String key) {
+                    return properties.get(key);
+                }
+
+                @Override
+                public JsonNode group(final int typeIndex, final String key) {
+                    return null;
+                }
+
+                @Override
+                public List<String> personDistinctIds() {
+                    return distinctIds;
+                }
+            };
+        }
+
         /** An event's properties alone: no person or group properties. */
         static Source ofEvent(final JsonNode properties) {
             return new Source() {

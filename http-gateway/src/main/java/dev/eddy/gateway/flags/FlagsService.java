@@ -173,7 +173,7 @@ public final class FlagsService {
                 .orElseGet(() -> Json.mapper().createObjectNode());
         properties.setAll(request.personProperties());
         final Instant now = Instant.now();
-        final PropertyFilter.Source person = personSource(properties, inputs.person().person().map(PersonState::distinctIds)
+        final PropertyFilter.Source person = PropertyFilter.Source.ofPerson(properties, inputs.person().person().map(PersonState::distinctIds)
                 .orElse(List.of(request.distinctId())));
         final FlagEvaluator.Subject subject = new FlagEvaluator.Subject(request.distinctId(), properties, request.groups(),
                 inputs.groups(), inputs.groupTypes(), now, id -> Optional.ofNullable(inputs.cohorts().get(id)).map(c -> c.contains(person, now)));
@@ -242,31 +242,6 @@ public final class FlagsService {
     }
 
     /** The project's live, active flags (cached for {@link #DEFINITIONS_TTL}). */
-    /** A person as cohorts read it: its properties (with the request's) and its distinct ids. */
-    private static PropertyFilter.Source personSource(final ObjectNode properties, final List<String> distinctIds) {
-        return new PropertyFilter.Source() {
-            @Override
-            public JsonNode event(final String key) {
-                return null;
-            }
-
-            @Override
-            public JsonNode person(final String key) {
-                return properties.get(key);
-            }
-
-            @Override
-            public JsonNode group(final int typeIndex, final String key) {
-                return null;
-            }
-
-            @Override
-            public List<String> personDistinctIds() {
-                return distinctIds;
-            }
-        };
-    }
-
     /** The cohorts the project's flags name, whole; one that cannot be read is left out (its conditions match nobody). */
     private Future<Map<Long, Cohort>> loadCohorts(final long projectId) {
         return definitions(projectId).compose(flags -> cohorts.resolve(projectId, flags.cohortIds())).map(whole -> {
