@@ -1,6 +1,6 @@
 // The shared dashboard page in a real browser: Debian's Chromium, driven by playwright-core (from this folder's npm
 // project, which the build installs before the integration tests). SharedDashboardBrowserIT sets up Eddy (a dashboard
-// with a trend, a funnel, stickiness, a lifecycle, retention and a bold number tile, shared) and runs this with:
+// with a trend, a funnel, stickiness, a lifecycle, retention, paths and a bold number tile, shared) and runs this with:
 //   PAGE_URL        the page, http://127.0.0.1:PORT/shared/TOKEN
 //   CAPTURE_URL     Eddy's /batch/ endpoint, PROJECT_TOKEN its project API key
 //   VIEW_EVENT, SIGNUP_EVENT, PAY_EVENT   the events the tiles count
@@ -148,6 +148,9 @@ async function main() {
     const retention = byName(first, 'Retention');
     same([retention.kind, retention.canvas, retention.table, retention.values.length, retention.values[6]],
       ['retention', false, true, 7, [expected.views]], 'the retention tile');
+    // One flow, sign-up to payment, taken by each buyer who paid.
+    const flows = byName(first, 'Paths');
+    same([flows.kind, flows.table, flows.values], ['paths', true, [expected.funnel[1]]], 'the paths tile');
 
     await page.evaluate(() => { window.eddyTestMarker = 'the same page'; });
     const now = { views: expected.views, funnel: [...expected.funnel] };

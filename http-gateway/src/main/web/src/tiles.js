@@ -7,6 +7,7 @@
 //   stickiness:   the same, over "1 day", "2 days", ... (the persons active on exactly that many days);
 //   lifecycles:   stacked bars, values = each status's data points (dormant negative), total = the new persons;
 //   retention:    a table, a row per cohort (or breakdown value), values = each row's counts, total = the first row's size;
+//   paths:        a table of flows (from, to, how many), values = each edge's count, total = the flows from the first step;
 //   total values: values = each series' aggregated_value, total = the first one's (what a bold number shows);
 //   funnels:      values = each step's count (the first breakdown value's), total = the first step's count.
 
@@ -36,7 +37,7 @@ export function describe(tile) {
   if (tile.kind === 'pending') {
     return note('Waiting for live results…');
   }
-  if (!['trend', 'funnel', 'stickiness', 'lifecycle', 'retention'].includes(tile.kind)) {
+  if (!['trend', 'funnel', 'stickiness', 'lifecycle', 'retention', 'paths'].includes(tile.kind)) {
     return note(tile.kind === 'nothing' ? 'This insight has no query yet.' : 'This kind of insight is not drawn here.');
   }
   if (tile.result == null) {
@@ -50,6 +51,9 @@ export function describe(tile) {
   }
   if (tile.kind === 'retention') {
     return retention(tile);
+  }
+  if (tile.kind === 'paths') {
+    return paths(tile);
   }
   return tile.kind === 'trend' ? trend(tile) : funnel(tile);
 }
@@ -100,6 +104,22 @@ function retention(tile) {
     ]),
     values,
     total: values[0][0] ?? 0,
+  };
+}
+
+/** Paths as a list of flows: each edge's steps ("1_/home" is step 1 at /home) and how many took it, most taken first. */
+function paths(tile) {
+  const edges = Array.isArray(tile.result) ? tile.result : [];
+  if (!edges.length) {
+    return note('No paths in this range.');
+  }
+  const values = edges.map((e) => number(e.value));
+  return {
+    type: 'table',
+    headers: ['From', 'To', 'Count'],
+    rows: edges.map((e, i) => [String(e.source ?? ''), String(e.target ?? ''), String(values[i])]),
+    values,
+    total: edges.reduce((sum, e, i) => sum + (String(e.source ?? '').startsWith('1_') ? values[i] : 0), 0),
   };
 }
 

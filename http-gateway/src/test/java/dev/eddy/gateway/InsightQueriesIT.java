@@ -53,6 +53,13 @@ class InsightQueriesIT extends EddyIT {
                     + ":00Z\",\"properties\":{\"distinct_id\":\"" + f[0] + "\"" + ("$identify".equals(f[1]) ? ",\"$anon_distinct_id\":\"anon-2\"" : "")
                     + "}}");
         }
+        // Paths on 2022-02-01: three visitors' pageviews a minute apart (trailing slashes removed), one back an hour later.
+        for (final String[] v : new String[][] {{"w1", "/", "10:00"}, {"w1", "/pricing/", "10:01"}, {"w1", "/signup", "10:03"},
+                {"w2", "/", "10:00"}, {"w2", "/pricing", "10:02"}, {"w2", "/", "11:00"}, {"w2", "/docs", "11:01"},
+                {"w3", "/docs", "10:00"}, {"w3", "/docs", "10:05"}, {"w3", "/signup", "10:06"}}) {
+            events.add("{\"event\":\"$pageview\",\"timestamp\":\"2022-02-01T" + v[2] + ":00Z\",\"properties\":{\"distinct_id\":\"" + v[0]
+                    + "\",\"$current_url\":\"" + v[1] + "\"}}");
+        }
         final HttpResponse<String> batch = eddy.post("/batch/", "{\"api_key\":\"" + eddy.projectToken()
                 + "\",\"historical_migration\":true,\"batch\":[" + String.join(",", events) + "]}");
         assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
@@ -61,7 +68,9 @@ class InsightQueriesIT extends EddyIT {
                         && trend("{\"events\":[{\"id\":\"$pageview\",\"math\":\"dau\"}]," + RANGE + "}").path("result").path(0)
                         .path("data").toString().equals(DAILY_UNIQUES)
                         && trend(VISITOR_UNIQUES).path("result").path(0).path("aggregated_value").asInt() == 1
-                        && counts(funnel(FUNNEL)).equals(List.of(4, 3)),
+                        && counts(funnel(FUNNEL)).equals(List.of(4, 3))
+                        && trend("{\"events\":[{\"id\":\"$pageview\"}],\"date_from\":\"2022-02-01\",\"date_to\":\"2022-02-01\"}")
+                        .path("result").path(0).path("count").asInt() == 10,
                 WAIT, "the events reached the timelines and the visitor's ids became one person");
     }
 
@@ -193,6 +202,29 @@ class InsightQueriesIT extends EddyIT {
         final HttpResponse<String> bad = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/retention/", "{\"period\":\"Fortnight\"}");
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(TestEddy.json(bad).get("detail").asText()).contains("period must be one of Hour, Day, Week, Month");
+    }
+
+    @Test
+    void pathsCountEachSessionsStepsAsPostHogDoes() {
+        // w1: / > /pricing > /signup; w2: / > /pricing, then a new session / > /docs; w3: /docs (twice, one step) > /signup.
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/path/",
+                "{\"include_event_types\":[\"$pageview\"],\"date_from\":\"2022-02-01\",\"date_to\":\"2022-02-01\"}");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        final JsonNode edges = TestEddy.json(response).get("result");
+        assertThat(edges).extracting(e -> e.get("source").asText() + " > " + e.get("target").asText() + " " + e.get("value").asInt())
+                .containsExactly("1_/ > 2_/pricing 2", "1_/ > 2_/docs 1", "1_/docs > 2_/signup 1", "2_/pricing > 3_/signup 1");
+        assertThat(edges.get(0).get("average_conversion_time").asDouble()).as("1 and 2 minutes").isEqualTo(90_000.0);
+
+        final String params = "?include_event_types=" + URLEncoder.encode("[\"$pageview\"]", StandardCharsets.UTF_8)
+                + "&date_from=2022-02-01&date_to=2022-02-01&start_point=/pricing";
+        final HttpResponse<String> get = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/insights/path/" + params, null);
+        assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+        assertThat(TestEddy.json(get).get("result")).extracting(e -> e.get("source").asText() + " > " + e.get("target").asText())
+                .containsExactly("1_/pricing > 2_/signup");
+
+        final HttpResponse<String> bad = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/path/",
+                "{\"include_event_types\":[\"hogql\"]}");
+        assertThat(bad.statusCode()).isEqualTo(400);
     }
 
     @Test

@@ -112,6 +112,8 @@ class ManagementAuthMatrixIT {
                         null, Kind.PROJECT),
                 new Row("POST", P + "/insights/retention", "/api/projects/1/insights/retention/", "insight:read", "{}", Kind.PROJECT),
                 new Row("GET", P + "/insights/retention", "/api/projects/1/insights/retention/?period=Week", "insight:read", null, Kind.PROJECT),
+                new Row("POST", P + "/insights/path", "/api/projects/1/insights/path/", "insight:read", "{}", Kind.PROJECT),
+                new Row("GET", P + "/insights/path", "/api/projects/1/insights/path/?step_limit=3", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,

@@ -191,7 +191,8 @@ class SavedInsightResultsIT extends EddyIT {
         final long trend = insight("{\"name\":\"tile trend\",\"dashboards\":[" + dashboard + "],\"filters\":" + PAGEVIEWS + "}");
         final long retention = insight("{\"name\":\"tile retention\",\"dashboards\":[" + dashboard + "],\"filters\":{\"insight\":\"RETENTION\","
                 + "\"total_intervals\":4}}");
-        final long paths = insight("{\"name\":\"tile paths\",\"dashboards\":[" + dashboard + "],\"filters\":{\"insight\":\"PATHS\"}}");
+        final long sql = insight("{\"name\":\"tile sql\",\"dashboards\":[" + dashboard + "],\"query\":{\"kind\":\"DataVisualizationNode\","
+                + "\"source\":{\"kind\":\"HogQLQuery\",\"query\":\"select 1\"}}}");
 
         final JsonNode before = TestEddy.json(eddy.getAuthorized("/api/projects/1/dashboards/" + dashboard + "/"));
         assertThat(tile(before, trend).get("insight").get("result").isNull()).isTrue();
@@ -205,9 +206,9 @@ class SavedInsightResultsIT extends EddyIT {
         // 12th, p3 on the 12th.
         assertThat(tile(refreshed, retention).get("insight").get("result")).extracting(c -> c.get("values").findValues("count").toString()
                 .replace(" ", "")).containsExactly("[0,0,0,0]", "[1,1,0]", "[2,1]", "[2]");
-        final JsonNode unsupported = tile(refreshed, paths).get("insight");
+        final JsonNode unsupported = tile(refreshed, sql).get("insight");
         assertThat(unsupported.get("result").isNull()).isTrue();
-        assertThat(unsupported.get("query_status").get("error_message").asText()).isEqualTo("Paths insights are not supported by Eddy yet.");
+        assertThat(unsupported.get("query_status").get("error_message").asText()).isEqualTo("SQL (HogQL) insights are not supported by Eddy yet.");
 
         final JsonNode later = tile(TestEddy.json(eddy.getAuthorized("/api/projects/1/dashboards/" + dashboard + "/")), trend);
         assertThat(later.get("is_cached").asBoolean()).isTrue();

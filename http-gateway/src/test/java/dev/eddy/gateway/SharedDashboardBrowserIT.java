@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shared dashboard page in headless Chromium: {@code src/test/js/shared-dashboard.e2e.mjs} (playwright-core,
  * Debian's {@code /usr/bin/chromium}, which {@code scripts/test} installs) opens a shared dashboard with a trend, a
- * funnel, stickiness, a lifecycle, retention and a bold number tile, checks the exact values drawn, captures events and sees them appear without a
+ * funnel, stickiness, a lifecycle, retention, paths and a bold number tile, checks the exact values drawn, captures events and sees them appear without a
  * reload, and keeps a screenshot in {@code target/artifacts/shared-dashboard.png}. Never skipped: without Chromium or
  * node it fails, saying what is missing.
  */
@@ -46,6 +46,7 @@ class SharedDashboardBrowserIT extends EddyIT {
                 + "\"display\":\"BoldNumber\"}");
         insight(dashboard, "Stickiness", "{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"" + view + "\"}],\"date_from\":\"-7d\"}");
         insight(dashboard, "Lifecycle", "{\"insight\":\"LIFECYCLE\",\"events\":[{\"id\":\"" + view + "\"}],\"date_from\":\"-7d\"}");
+        insight(dashboard, "Paths", "{\"insight\":\"PATHS\",\"include_custom_events\":[\"" + signup + "\",\"" + pay + "\"],\"date_from\":\"-7d\"}");
         insight(dashboard, "Retention", "{\"insight\":\"RETENTION\",\"target_entity\":{\"id\":\"" + view + "\",\"type\":\"events\"},"
                 + "\"total_intervals\":7}");
         // Before the page opens: 3 views; 2 persons signed up, 1 of them paid.

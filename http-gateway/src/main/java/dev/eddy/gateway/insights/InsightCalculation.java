@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What calculating a saved insight means: a trend, a funnel, stickiness, a lifecycle or retention over a legacy filter, nothing (an insight that defines
+ * What calculating a saved insight means: a trend, a funnel, stickiness, a lifecycle, retention or paths over a legacy filter, nothing (an insight that defines
  * no query yet), or a kind Eddy cannot calculate, with the reason. A {@code query} wins over {@code filters}, as in
  * PostHog; it is an {@code InsightVizNode} wrapping a {@code TrendsQuery}, {@code FunnelsQuery}, {@code StickinessQuery},
- * {@code LifecycleQuery} or {@code RetentionQuery} (or that query itself), translated by {@link QueryTranslation}. Legacy {@code filters} without
+ * {@code LifecycleQuery}, {@code RetentionQuery} or {@code PathsQuery} (or that query itself), translated by {@link QueryTranslation}. Legacy {@code filters} without
  * {@code insight} are a trend, and a trend {@code shown_as: Stickiness} or {@code Lifecycle} is that, as in PostHog. Dashboard
  * overrides are applied before ({@link DashboardOverride}).
  *
@@ -20,7 +20,7 @@ import java.util.Locale;
 public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
 
     public enum Kind {
-        TREND, FUNNEL, STICKINESS, LIFECYCLE, RETENTION,
+        TREND, FUNNEL, STICKINESS, LIFECYCLE, RETENTION, PATHS,
         /** Defines no query yet: there is nothing to calculate. */
         NOTHING,
         /** A kind of insight Eddy does not calculate: never calculated, its status says why. */
@@ -30,12 +30,11 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
 
         /** Whether Eddy calculates insights of this kind (over {@link #filter}). */
         public boolean calculated() {
-            return this == TREND || this == FUNNEL || this == STICKINESS || this == LIFECYCLE || this == RETENTION;
+            return this != NOTHING && this != UNSUPPORTED && this != INVALID;
         }
     }
 
     private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
-    private static final List<String> LEGACY_OTHERS = List.of("PATHS");
 
     public static InsightCalculation of(final JsonNode filters, final JsonNode query) {
         if (query != null && query.isObject() && !query.isEmpty()) {
@@ -52,14 +51,11 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         if ("LIFECYCLE".equals(insight) || "TRENDS".equals(insight) && "Lifecycle".equalsIgnoreCase(shownAs)) {
             return new InsightCalculation(Kind.LIFECYCLE, ((ObjectNode) filters).deepCopy(), null);
         }
-        if ("RETENTION".equals(insight)) {
-            return new InsightCalculation(Kind.RETENTION, ((ObjectNode) filters).deepCopy(), null);
+        if ("RETENTION".equals(insight) || "PATHS".equals(insight)) {
+            return new InsightCalculation(Kind.valueOf(insight), ((ObjectNode) filters).deepCopy(), null);
         }
         if ("TRENDS".equals(insight) || "FUNNELS".equals(insight)) {
             return new InsightCalculation("TRENDS".equals(insight) ? Kind.TREND : Kind.FUNNEL, ((ObjectNode) filters).deepCopy(), null);
-        }
-        if (LEGACY_OTHERS.contains(insight)) {
-            return unsupported(insight.charAt(0) + insight.substring(1).toLowerCase(Locale.ROOT) + " insights are not supported by Eddy yet.");
         }
         return unsupported("Unknown insight type '" + filters.path("insight").asText() + "'.");
     }
@@ -69,21 +65,20 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         final JsonNode source = WRAPPERS.contains(kind) ? query.path("source") : query;
         final String sourceKind = source.path("kind").asText();
         return switch (sourceKind) {
-            case "TrendsQuery", "FunnelsQuery", "StickinessQuery", "LifecycleQuery", "RetentionQuery" -> {
+            case "TrendsQuery", "FunnelsQuery", "StickinessQuery", "LifecycleQuery", "RetentionQuery", "PathsQuery" -> {
                 try {
                     yield new InsightCalculation(switch (sourceKind) {
                         case "TrendsQuery" -> Kind.TREND;
                         case "FunnelsQuery" -> Kind.FUNNEL;
                         case "StickinessQuery" -> Kind.STICKINESS;
                         case "RetentionQuery" -> Kind.RETENTION;
+                        case "PathsQuery" -> Kind.PATHS;
                         default -> Kind.LIFECYCLE;
                     }, QueryTranslation.toFilter(source), null);
                 } catch (final IllegalArgumentException e) {
                     yield new InsightCalculation(Kind.INVALID, null, e.getMessage());
                 }
             }
-            case "PathsQuery" ->
-                    unsupported(sourceKind.replace("Query", "") + " insights are not supported by Eddy yet.");
             case "HogQLQuery" -> unsupported("SQL (HogQL) insights are not supported by Eddy yet.");
             case "" -> unsupported("The insight's query has no kind.");
             default -> unsupported("Insights of kind " + sourceKind + " are not supported by Eddy yet.");

@@ -42,8 +42,11 @@ public final class QueryTranslation {
         if ("RetentionQuery".equals(kind)) {
             return retention(source);
         }
+        if ("PathsQuery".equals(kind)) {
+            return paths(source);
+        }
         if (!trend && !stickiness && !lifecycle && !"FunnelsQuery".equals(kind)) {
-            throw new IllegalArgumentException(kind + " is not a trends, funnels, stickiness, lifecycle or retention query");
+            throw new IllegalArgumentException(kind + " is not a trends, funnels, stickiness, lifecycle, retention or paths query");
         }
         final ObjectNode filter = Json.mapper().createObjectNode();
         filter.put("insight", stickiness ? "STICKINESS" : lifecycle ? "LIFECYCLE" : trend ? "TRENDS" : "FUNNELS");
@@ -120,6 +123,29 @@ public final class QueryTranslation {
             copy(breakdownFilter, "breakdown_group_type_index", filter, "breakdown_group_type_index");
         }
         copy(breakdownFilter, "breakdown_type", filter, "breakdown_type");
+        return filter;
+    }
+
+    /** PathsQuery's {@code pathsFilter} fields and their legacy names. */
+    private static final Map<String, String> PATHS_FIELDS = Map.ofEntries(Map.entry("includeEventTypes", "include_event_types"),
+            Map.entry("startPoint", "start_point"), Map.entry("endPoint", "end_point"), Map.entry("pathGroupings", "path_groupings"),
+            Map.entry("excludeEvents", "exclude_events"), Map.entry("stepLimit", "step_limit"), Map.entry("pathReplacements", "path_replacements"),
+            Map.entry("localPathCleaningFilters", "local_path_cleaning_filters"), Map.entry("edgeLimit", "edge_limit"),
+            Map.entry("minEdgeWeight", "min_edge_weight"), Map.entry("maxEdgeWeight", "max_edge_weight"),
+            Map.entry("pathsHogQLExpression", "paths_hogql_expression"));
+
+    /** A {@code PathsQuery}: its {@code pathsFilter}, range and filters; funnel paths are refused by name. */
+    private static ObjectNode paths(final JsonNode source) {
+        if (source.hasNonNull("funnelPathsFilter")) {
+            throw new IllegalArgumentException("funnel paths (funnelPathsFilter) are not supported by Eddy yet");
+        }
+        final ObjectNode filter = Json.mapper().createObjectNode();
+        filter.put("insight", "PATHS");
+        PATHS_FIELDS.forEach((from, to) -> copy(source.path("pathsFilter"), from, filter, to));
+        copy(source.path("dateRange"), "date_from", filter, "date_from");
+        copy(source.path("dateRange"), "date_to", filter, "date_to");
+        copy(source, "properties", filter, "properties");
+        copy(source, "filterTestAccounts", filter, "filter_test_accounts");
         return filter;
     }
 

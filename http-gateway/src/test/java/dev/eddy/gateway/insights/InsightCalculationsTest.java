@@ -242,12 +242,12 @@ class InsightCalculationsTest {
 
     @Test
     void anInsightEddyCannotCalculateShowsWhyAndNothingRuns() {
-        final Insight shown = read(insight(1, "{\"insight\":\"PATHS\"}"), RefreshMode.FORCE_BLOCKING);
+        final Insight shown = read(insight(1, "{\"insight\":\"SESSIONS\"}"), RefreshMode.FORCE_BLOCKING);
 
         assertThat(engine.calls).isEmpty();
         assertThat(shown.result()).isNull();
         assertThat(shown.queryStatus().get("complete").asBoolean()).isTrue();
-        assertThat(shown.queryStatus().get("error_message").asText()).isEqualTo("Paths insights are not supported by Eddy yet.");
+        assertThat(shown.queryStatus().get("error_message").asText()).isEqualTo("Unknown insight type 'SESSIONS'.");
     }
 
     @Test

@@ -120,11 +120,21 @@ class QueryTranslationTest {
     }
 
     @Test
+    void aPathsQueryIsTheLegacyPathsFilter() {
+        final InsightCalculation paths = InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"PathsQuery\","
+                + "\"pathsFilter\":{\"includeEventTypes\":[\"$pageview\"],\"startPoint\":\"/\",\"stepLimit\":4,\"edgeLimit\":20,"
+                + "\"pathGroupings\":[\"/blog/*\"]},\"dateRange\":{\"date_from\":\"-14d\"},\"filterTestAccounts\":true}}"));
+        assertThat(paths.kind()).isEqualTo(InsightCalculation.Kind.PATHS);
+        assertThat(paths.filter()).isEqualTo(json("{\"insight\":\"PATHS\",\"include_event_types\":[\"$pageview\"],\"start_point\":\"/\","
+                + "\"step_limit\":4,\"edge_limit\":20,\"path_groupings\":[\"/blog/*\"],\"date_from\":\"-14d\",\"filter_test_accounts\":true}"));
+        assertThat(InsightCalculation.of(json("{\"insight\":\"PATHS\"}"), null).kind()).isEqualTo(InsightCalculation.Kind.PATHS);
+        assertThat(problem("{\"kind\":\"PathsQuery\",\"funnelPathsFilter\":{\"funnelStep\":2}}")).contains("funnel paths");
+    }
+
+    @Test
     void otherInsightKindsAreUnsupportedWithAReason() {
-        assertThat(InsightCalculation.of(json("{\"insight\":\"PATHS\"}"), null).problem())
-                .isEqualTo("Paths insights are not supported by Eddy yet.");
-        assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"PathsQuery\"}}")).problem())
-                .isEqualTo("Paths insights are not supported by Eddy yet.");
+        assertThat(InsightCalculation.of(null, json("{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"SessionsQuery\"}}")).problem())
+                .isEqualTo("Insights of kind SessionsQuery are not supported by Eddy yet.");
         final InsightCalculation sql = InsightCalculation.of(null, json("{\"kind\":\"DataVisualizationNode\","
                 + "\"source\":{\"kind\":\"HogQLQuery\",\"query\":\"select 1\"}}"));
         assertThat(sql.kind()).isEqualTo(InsightCalculation.Kind.UNSUPPORTED);

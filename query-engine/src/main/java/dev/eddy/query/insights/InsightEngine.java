@@ -10,6 +10,7 @@ import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.groups.GroupState;
+import dev.eddy.paths.PathQuery;
 import dev.eddy.persons.PersonState;
 import dev.eddy.query.InvalidQuery;
 import dev.eddy.query.PartitionRead;
@@ -303,7 +304,8 @@ public final class InsightEngine {
         FUNNEL(new FunnelEngine()),
         STICKINESS(new StickinessEngine()),
         LIFECYCLE(new LifecycleEngine()),
-        RETENTION(new RetentionEngine());
+        RETENTION(new RetentionEngine()),
+        PATHS(new PathEngine());
 
         final Engine<?, ?> engine;
 
@@ -619,6 +621,120 @@ public final class InsightEngine {
 
         @Override
         public JsonNode result(final LifecycleQuery query, final LifecycleQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
+     * Paths read each person's events in time order: from the timelines person by person (the store's key order), or
+     * from the blocks by gathering the rows that are steps (their person, time and path item) and ordering them by
+     * person and time.
+     */
+    private static final class PathEngine implements Engine<PathQuery, PathQuery.Partial> {
+        /** A step read from a block: its person, time, and the order it was read in (for equal times). */
+        private record Row(String person, long timeMicros, long read, String item) {
+        }
+
+        @Override
+        public PathQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return PathQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public PathQuery.Partial partial(final PathQuery query) {
+            return query.partial();
+        }
+
+        @Override
+        public void scan(final PathQuery query, final PathQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
+                         final PropertyLookup properties, final Instant now, final Runnable check) {
+            UUID current = null;
+            final List<PathQuery.Step> steps = new java.util.ArrayList<>();
+            int seen = 0;
+            while (events.hasNext()) {
+                final KeyValue<Bytes, byte[]> entry = events.next();
+                if (++seen % CHECK_EVERY == 0) {
+                    check.run();
+                }
+                final UUID person = TimelineKeys.person(entry.key);
+                if (!person.equals(current)) {
+                    query.add(partial, steps);
+                    steps.clear();
+                    current = person;
+                }
+                final long time = TimelineEvent.timeOf(entry.value);
+                if (!query.overlaps(time, time)) {
+                    continue;
+                }
+                final TimelineEvent event = TimelineEvent.decode(entry.value);
+                query.item(time, event.event(), new TimelineEventSource(person.toString(), event, properties), now)
+                        .ifPresent(item -> steps.add(new PathQuery.Step(time, item)));
+            }
+            query.add(partial, steps);
+        }
+
+        @Override
+        public void scanBlocks(final PathQuery query, final PathQuery.Partial partial, final StoredBlocks.Source blocks,
+                               final StoredBlocks.Sealed sealed, final PropertyLookup properties, final Instant now, final Runnable check,
+                               final BlockAnswers answers, final Optional<String> kept, final long projectId, final int partition) {
+            final List<Row> rows = new java.util.ArrayList<>();
+            readBlocks(blocks, sealed, check, (block, deleted) -> {
+                if (block.rows() == 0 || !query.overlaps(block.firstMicros(), block.lastMicros())) {
+                    return;
+                }
+                final dev.eddy.trends.BlockRows source = new dev.eddy.trends.BlockRows(block, properties);
+                for (int r = deleted.nextClearBit(0); r < block.rows(); r = deleted.nextClearBit(r + 1)) {
+                    final long time = block.timeMicros(r);
+                    final JsonNode name = block.events().value(r);
+                    if (name == null || !query.overlaps(time, time)) {
+                        continue;
+                    }
+                    final int row = r;
+                    query.item(time, name.asText(), source.at(r), now)
+                            .ifPresent(item -> rows.add(new Row(block.persons().textAt(row), time, rows.size(), item)));
+                }
+            });
+            rows.sort(java.util.Comparator.comparing(Row::person).thenComparingLong(Row::timeMicros).thenComparingLong(Row::read));
+            final List<PathQuery.Step> steps = new java.util.ArrayList<>();
+            String current = null;
+            for (final Row row : rows) {
+                if (!row.person().equals(current)) {
+                    query.add(partial, steps);
+                    steps.clear();
+                    current = row.person();
+                }
+                steps.add(new PathQuery.Step(row.timeMicros(), row.item()));
+            }
+            query.add(partial, steps);
+        }
+
+        @Override
+        public boolean overlaps(final PathQuery query, final long firstMicros, final long lastMicros) {
+            return query.overlaps(firstMicros, lastMicros);
+        }
+
+        @Override
+        public Optional<String> shape(final PathQuery query) {
+            return Optional.empty();
+        }
+
+        @Override
+        public PathQuery.Partial merge(final PathQuery.Partial into, final PathQuery.Partial other) {
+            return into.merge(other);
+        }
+
+        @Override
+        public byte[] encode(final PathQuery.Partial partial) {
+            return partial.encode();
+        }
+
+        @Override
+        public PathQuery.Partial decode(final PathQuery query, final byte[] bytes) {
+            return query.decode(bytes);
+        }
+
+        @Override
+        public JsonNode result(final PathQuery query, final PathQuery.Partial whole) {
             return query.result(whole);
         }
     }
