@@ -205,6 +205,39 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void eachNumberLinksToItsPersons() {
+        final JsonNode item = trend("{\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result").get(0);
+        assertThat(item.get("persons_urls")).hasSize(11);
+        final JsonNode twelfth = item.get("persons_urls").get(3);
+        assertThat(twelfth.get("filter").get("date_from").asText()).startsWith("2020-01-12T00:00");
+        assertThat(twelfth.get("filter").get("entity_id").asText()).isEqualTo("$pageview");
+        // p1, p2 and p3 each viewed a page on the 12th.
+        final JsonNode people = persons(twelfth.get("url").asText());
+        assertThat(people.get("results").get(0).get("count").asInt()).isEqualTo(3);
+        assertThat(people.get("results").get(0).get("people")).extracting(p -> p.get("value_at_data_point").asInt()).containsExactly(1, 1, 1);
+        assertThat(people.get("next").isNull()).isTrue();
+
+        final JsonNode chrome = trend("{\"events\":[{\"id\":\"$pageview\"}],\"breakdown\":\"$browser\"," + RANGE + "}").get("result").get(0);
+        assertThat(chrome.get("breakdown_value").asText()).isEqualTo("Chrome");
+        final JsonNode p1 = persons(chrome.get("persons_urls").get(3).get("url").asText()).get("results").get(0).get("people");
+        assertThat(p1).hasSize(1);
+        assertThat(p1.get(0).get("properties").get("plan").asText()).isEqualTo("pro");
+        assertThat(p1.get(0).get("type").asText()).isEqualTo("person");
+
+        final JsonNode total = trend("{\"events\":[{\"id\":\"$pageview\"}],\"display\":\"BoldNumber\"," + RANGE + "}").get("result").get(0);
+        final JsonNode everyone = persons(total.get("persons").get("url").asText() + "&limit=2");
+        assertThat(everyone.get("results").get(0).get("people")).hasSize(2);
+        assertThat(everyone.get("results").get(0).get("people").get(0).get("value_at_data_point").asInt()).as("p1's six pageviews").isEqualTo(6);
+        assertThat(everyone.get("next").asText()).contains("offset=2");
+    }
+
+    private static JsonNode persons(final String url) {
+        final HttpResponse<String> response = eddy.request(eddy.personalKey(), "GET", "/" + url, null);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
+    }
+
+    @Test
     void pathsCountEachSessionsStepsAsPostHogDoes() {
         // w1: / > /pricing > /signup; w2: / > /pricing, then a new session / > /docs; w3: /docs (twice, one step) > /signup.
         final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/path/",

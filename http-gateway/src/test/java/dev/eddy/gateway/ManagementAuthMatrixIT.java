@@ -116,6 +116,8 @@ class ManagementAuthMatrixIT {
                 new Row("GET", P + "/insights/path", "/api/projects/1/insights/path/?step_limit=3", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
+                new Row("GET", P + "/persons/trends", "/api/projects/1/persons/trends/?entity_id=%24pageview&entity_type=events", "person:read", null,
+                        Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,
                         Kind.PROJECT_MAY_BE_ABSENT),
                 new Row("GET", P + "/groups/find", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null,

@@ -10,6 +10,8 @@ import dev.eddy.trends.BlockFilter;
 import dev.eddy.trends.BlockRows;
 import dev.eddy.trends.DateRange;
 import dev.eddy.trends.Interval;
+import dev.eddy.insights.Mergeable;
+import dev.eddy.insights.PartialQuery;
 import dev.eddy.trends.Action;
 import dev.eddy.trends.PropertyFilter;
 import dev.eddy.trends.PropertyLookup;
@@ -45,7 +47,7 @@ import java.util.function.Supplier;
  * is merged, in {@link #result}. Partials travel between instances as bytes ({@link Partial#encode()},
  * {@link #decode(byte[])}).
  */
-public final class FunnelQuery {
+public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final long DEFAULT_WINDOW_DAYS = 14;
     /** The most steps one funnel may have (steps are indexed in 2 bytes in partials; far more than any funnel needs). */
@@ -301,7 +303,7 @@ public final class FunnelQuery {
      * their outcomes (per breakdown value; per breakdown value and entrance period for trends); groups leave their
      * funnel events, evaluated when the merged partial gives the {@link #result}.
      */
-    public static final class Partial {
+    public static final class Partial implements Mergeable<Partial> {
         /** Per breakdown value ({@code []} without one), the outcomes of the actors evaluated under it. */
         final Map<List<String>, List<FunnelOutcome>> outcomes = new HashMap<>();
         /** Funnel trends: per breakdown value, per period {@code p}: actors reaching the from step at {@code 2p}, converting at {@code 2p + 1}. */
@@ -319,6 +321,7 @@ public final class FunnelQuery {
             tally = tally == null ? new FunnelTally(more.steps()).merge(more) : tally.merge(more);
         }
 
+        @Override
         public Partial merge(final Partial other) {
             if (other.tally != null) {
                 add(other.tally);
@@ -353,11 +356,13 @@ public final class FunnelQuery {
         }
 
         /** The partial as bytes, for another instance to {@link FunnelQuery#decode} and merge. */
+        @Override
         public byte[] encode() {
             return PartialCodec.encode(this);
         }
     }
 
+    @Override
     public Partial partial() {
         return new Partial();
     }
@@ -407,6 +412,7 @@ public final class FunnelQuery {
      *
      * @throws IllegalArgumentException on bytes that are not such a partial
      */
+    @Override
     public Partial decode(final byte[] bytes) {
         return PartialCodec.decode(bytes, steps.size(), trends.isPresent() ? range.buckets().size() : 0);
     }
@@ -1200,6 +1206,7 @@ public final class FunnelQuery {
      * PostHog's answer over the whole query (every partial merged into {@code whole}): the steps ({@code []} when
      * nobody entered; a list of step lists with a breakdown), the time-to-convert histogram, or the trend items.
      */
+    @Override
     public JsonNode result(final Partial whole) {
         final Partial evaluated = evaluateGroups(whole);
         if (timeToConvert.isPresent()) {

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
 import dev.eddy.flags.BoundedRegex;
+import dev.eddy.insights.Mergeable;
+import dev.eddy.insights.PartialQuery;
 import dev.eddy.serde.Binary;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.trends.DateRange;
@@ -51,7 +53,7 @@ import java.util.function.Supplier;
  * only edges reachable from a first step. Each instance counts the persons of its partitions ({@link #add}); the
  * partials add up.
  */
-public final class PathQuery {
+public final class PathQuery implements PartialQuery<PathQuery.Partial> {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final long SESSION_MICROS = 30L * 60 * 1_000_000;
     private static final int DEFAULT_STEPS = 5;
@@ -242,6 +244,7 @@ public final class PathQuery {
         return best;
     }
 
+    @Override
     public Partial partial() {
         return new Partial(new LinkedHashMap<>());
     }
@@ -316,6 +319,7 @@ public final class PathQuery {
     }
 
     /** PostHog's result: {@code [{source, target, value, average_conversion_time}]}. */
+    @Override
     public ArrayNode result(final Partial whole) {
         final List<Map.Entry<String, double[]>> edges = new ArrayList<>();
         whole.edges.forEach((key, edge) -> {
@@ -361,6 +365,7 @@ public final class PathQuery {
     }
 
     /** A partial from {@link Partial#encode}. */
+    @Override
     public Partial decode(final byte[] bytes) {
         return Binary.read(bytes, PARTIAL_VERSION, "a paths partial", in -> {
             final int size = in.readInt();
@@ -375,13 +380,14 @@ public final class PathQuery {
     }
 
     /** Some persons' edges: per source and target, how many times taken and the milliseconds it took in all. */
-    public static final class Partial {
+    public static final class Partial implements Mergeable<Partial> {
         private final Map<String, double[]> edges;
 
         private Partial(final Map<String, double[]> edges) {
             this.edges = edges;
         }
 
+        @Override
         public Partial merge(final Partial other) {
             other.edges.forEach((key, edge) -> {
                 final double[] into = edges.computeIfAbsent(key, k -> new double[2]);
@@ -391,6 +397,7 @@ public final class PathQuery {
             return this;
         }
 
+        @Override
         public byte[] encode() {
             return Binary.write(PARTIAL_VERSION, out -> {
                 out.writeInt(edges.size());

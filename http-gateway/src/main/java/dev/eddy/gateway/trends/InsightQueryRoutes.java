@@ -55,6 +55,9 @@ public final class InsightQueryRoutes {
         };
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(project -> queries.calculate(kind, project, query).map(result -> {
+                    if (kind == InsightEngine.Kind.TREND && !query.hasNonNull("formula")) {
+                        TrendPersonsUrls.add(project.id(), query, result, java.time.ZoneId.of(project.timezone()));
+                    }
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());

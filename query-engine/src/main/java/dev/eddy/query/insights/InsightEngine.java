@@ -10,6 +10,8 @@ import dev.eddy.columns.StoredBlocks;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.groups.GroupState;
+import dev.eddy.insights.Mergeable;
+import dev.eddy.insights.PartialQuery;
 import dev.eddy.paths.PathQuery;
 import dev.eddy.persons.PersonState;
 import dev.eddy.query.InvalidQuery;
@@ -27,6 +29,7 @@ import dev.eddy.trends.PropertyLookup;
 import dev.eddy.trends.RetentionQuery;
 import dev.eddy.trends.StickinessQuery;
 import dev.eddy.trends.TimelineEventSource;
+import dev.eddy.trends.TrendActorsQuery;
 import dev.eddy.trends.TrendQuery;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.DateTimeException;
@@ -305,7 +308,8 @@ public final class InsightEngine {
         STICKINESS(new StickinessEngine()),
         LIFECYCLE(new LifecycleEngine()),
         RETENTION(new RetentionEngine()),
-        PATHS(new PathEngine());
+        PATHS(new PathEngine()),
+        TREND_ACTORS(new TrendActorsEngine());
 
         final Engine<?, ?> engine;
 
@@ -626,11 +630,60 @@ public final class InsightEngine {
     }
 
     /**
+     * The persons behind a trend's number read the partials of that one series' trend counted per person
+     * ({@link TrendActorsQuery#trend}), and page the merged whole's persons.
+     */
+    private static final class TrendActorsEngine extends OverWholeTrend<TrendActorsQuery> {
+        @Override
+        TrendQuery trend(final TrendActorsQuery query) {
+            return query.trend();
+        }
+
+        @Override
+        public TrendActorsQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return TrendActorsQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        public JsonNode result(final TrendActorsQuery query, final TrendQuery.Partial whole) {
+            return query.result(whole);
+        }
+    }
+
+    /** An insight whose query makes its own shares ({@link PartialQuery}): only its reading is its engine's. */
+    private abstract static class OverPartials<Q extends PartialQuery<P>, P extends Mergeable<P>> implements Engine<Q, P> {
+        @Override
+        public P partial(final Q query) {
+            return query.partial();
+        }
+
+        @Override
+        public P merge(final P into, final P other) {
+            return into.merge(other);
+        }
+
+        @Override
+        public byte[] encode(final P partial) {
+            return partial.encode();
+        }
+
+        @Override
+        public P decode(final Q query, final byte[] bytes) {
+            return query.decode(bytes);
+        }
+
+        @Override
+        public JsonNode result(final Q query, final P whole) {
+            return query.result(whole);
+        }
+    }
+
+    /**
      * Paths read each person's events in time order: from the timelines person by person (the store's key order), or
      * from the blocks by gathering the rows that are steps (their person, time and path item) and ordering them by
      * person and time.
      */
-    private static final class PathEngine implements Engine<PathQuery, PathQuery.Partial> {
+    private static final class PathEngine extends OverPartials<PathQuery, PathQuery.Partial> {
         /** A step read from a block: its person, time, and the order it was read in (for equal times). */
         private record Row(String person, long timeMicros, long read, String item) {
         }
@@ -640,10 +693,6 @@ public final class InsightEngine {
             return PathQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
         }
 
-        @Override
-        public PathQuery.Partial partial(final PathQuery query) {
-            return query.partial();
-        }
 
         @Override
         public void scan(final PathQuery query, final PathQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
@@ -718,41 +767,20 @@ public final class InsightEngine {
             return Optional.empty();
         }
 
-        @Override
-        public PathQuery.Partial merge(final PathQuery.Partial into, final PathQuery.Partial other) {
-            return into.merge(other);
-        }
 
-        @Override
-        public byte[] encode(final PathQuery.Partial partial) {
-            return partial.encode();
-        }
 
-        @Override
-        public PathQuery.Partial decode(final PathQuery query, final byte[] bytes) {
-            return query.decode(bytes);
-        }
-
-        @Override
-        public JsonNode result(final PathQuery query, final PathQuery.Partial whole) {
-            return query.result(whole);
-        }
     }
 
     /**
      * Funnels read the blocks ({@link FunnelQuery.BlockRowsCollector}), or, until a partition's are complete, its
      * timelines person by person (the store's key order), each in time order.
      */
-    private static final class FunnelEngine implements Engine<FunnelQuery, FunnelQuery.Partial> {
+    private static final class FunnelEngine extends OverPartials<FunnelQuery, FunnelQuery.Partial> {
         @Override
         public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
             return FunnelQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
         }
 
-        @Override
-        public FunnelQuery.Partial partial(final FunnelQuery query) {
-            return query.partial();
-        }
 
         @Override
         public void scan(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
@@ -870,25 +898,8 @@ public final class InsightEngine {
             query.add(partial, timeline, e -> new TimelineEventSource(id, e, properties), now);
         }
 
-        @Override
-        public FunnelQuery.Partial merge(final FunnelQuery.Partial into, final FunnelQuery.Partial other) {
-            return into.merge(other);
-        }
 
-        @Override
-        public byte[] encode(final FunnelQuery.Partial partial) {
-            return partial.encode();
-        }
 
-        @Override
-        public FunnelQuery.Partial decode(final FunnelQuery query, final byte[] bytes) {
-            return query.decode(bytes);
-        }
-
-        @Override
-        public JsonNode result(final FunnelQuery query, final FunnelQuery.Partial whole) {
-            return query.result(whole);
-        }
     }
 
     /** A kind of insight as a scatter partial over the timelines. */

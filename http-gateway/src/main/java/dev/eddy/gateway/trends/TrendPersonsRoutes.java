@@ -1,0 +1,131 @@
+package dev.eddy.gateway.trends;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.http.Params;
+import dev.eddy.gateway.http.Responses;
+import dev.eddy.gateway.persons.PersonsRoutes;
+import dev.eddy.gateway.persons.PersonsService;
+import dev.eddy.gateway.projects.ProjectRepository;
+import dev.eddy.persons.PersonState;
+import dev.eddy.query.insights.InsightEngine;
+import dev.eddy.serde.IsoInstants;
+import dev.eddy.serde.Json;
+import io.vertx.core.Future;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * PostHog's {@code GET /api/projects/:id/persons/trends/} (scope {@code person:read}): the persons behind one number of
+ * a trend, as its {@code persons_urls} ask ({@link TrendPersonsUrls}): the trend's filter with the data point's
+ * {@code entity_id}, {@code entity_type}, {@code entity_math}, {@code entity_order}, {@code date_from},
+ * {@code date_to} and {@code breakdown_value}. The answer is PostHog's
+ * {@code {results: [{people, count}], next, initial, missing_persons, is_cached, last_refresh}}: the persons with most
+ * events there first, each with its {@code value_at_data_point}, {@code limit} (default 100) at a time from
+ * {@code offset}.
+ */
+public final class TrendPersonsRoutes {
+    public static final String PATH = "/api/projects/:project_id/persons/trends";
+    private static final int DEFAULT_LIMIT = 100;
+
+    private final ProjectRepository projects;
+    private final InsightQueryService queries;
+    private final PersonsService persons;
+
+    public TrendPersonsRoutes(final ProjectRepository projects, final InsightQueryService queries, final PersonsService persons) {
+        this.projects = projects;
+        this.queries = queries;
+        this.persons = persons;
+    }
+
+    /** Mount before the persons routes, whose {@code /persons/:uuid} would take {@code trends} for an id. */
+    public void mount(final Router router) {
+        router.get(PATH).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(this::trends);
+    }
+
+    private void trends(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final ObjectNode request = InsightQueryRoutes.fromParams(ctx.queryParams());
+        final int limit = Math.max(1, Math.min(request.path("limit").asInt(DEFAULT_LIMIT), 1000));
+        final int offset = Math.max(0, request.path("offset").asInt(0));
+        request.put("limit", limit);
+        request.put("offset", offset);
+        // The series as the trend named it, so that an action is inlined and its own filters apply.
+        final ObjectNode entity = request.path("entity").isObject() ? (ObjectNode) request.get("entity") : request.putObject("entity");
+        entity.set("id", request.path("entity_id"));
+        entity.put("type", request.path("entity_type").asText("events"));
+        projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
+                .compose(project -> queries.calculate(InsightEngine.Kind.TREND_ACTORS, project, request))
+                .compose(found -> people(projectId, found))
+                .onSuccess(page -> {
+                    final Map<String, Object> body = new LinkedHashMap<>();
+                    final Map<String, Object> result = new LinkedHashMap<>();
+                    result.put("people", page.people());
+                    result.put("count", page.people().size());
+                    body.put("results", List.of(result));
+                    final String initial = ctx.request().uri();
+                    body.put("next", offset + limit < page.total() ? next(ctx, offset + limit) : null);
+                    body.put("initial", initial);
+                    body.put("missing_persons", page.missing());
+                    body.put("is_cached", false);
+                    body.put("last_refresh", IsoInstants.format(Instant.now()));
+                    Responses.json(ctx, 200, body);
+                })
+                .onFailure(ctx::fail);
+    }
+
+    private record Page(List<Map<String, Object>> people, long total, int missing) {
+    }
+
+    /** The persons of the engine's page, in its order, each with its events at the data point. */
+    private Future<Page> people(final long projectId, final JsonNode found) {
+        final ArrayNode actors = (ArrayNode) found.path("actors");
+        final List<Future<Optional<PersonState>>> reads = new ArrayList<>();
+        actors.forEach(a -> reads.add(persons.byUuid(projectId, a.get(0).asText())));
+        return Future.all(reads).map(all -> {
+            final List<Map<String, Object>> people = new ArrayList<>();
+            int missing = 0;
+            for (int i = 0; i < reads.size(); i++) {
+                final Optional<PersonState> person = all.resultAt(i);
+                if (person.isEmpty()) {
+                    missing++;
+                    continue;
+                }
+                final Map<String, Object> shown = new LinkedHashMap<>();
+                shown.put("type", "person");
+                shown.putAll(PersonsRoutes.person(person.get()));
+                shown.put("matched_recordings", List.of());
+                shown.put("value_at_data_point", actors.get(i).get(1).asLong());
+                people.add(shown);
+            }
+            return new Page(people, found.path("count").asLong(), missing);
+        });
+    }
+
+    /** The same request from {@code offset} on, absolute as PostHog's first {@code next} is. */
+    private static String next(final RoutingContext ctx, final int offset) {
+        final StringBuilder query = new StringBuilder();
+        ctx.queryParams().forEach((name, value) -> {
+            if (!"offset".equals(name)) {
+                query.append(query.isEmpty() ? "" : "&").append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
+                        .append(URLEncoder.encode(value, StandardCharsets.UTF_8));
+            }
+        });
+        query.append(query.isEmpty() ? "" : "&").append("offset=").append(offset);
+        return ctx.request().scheme() + "://" + ctx.request().authority() + ctx.request().path() + "?" + query;
+    }
+
+    static String encode(final JsonNode value) {
+        return value.isTextual() ? value.asText() : Json.mapper().valueToTree(value).toString();
+    }
+}

@@ -1,0 +1,120 @@
+package dev.eddy.gateway.trends;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.serde.Json;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * PostHog's links from a trend's numbers to their persons: each time-series item gets {@code persons_urls}, one
+ * {@code {filter, url}} per data point, and each total-value item one {@code persons}; the URL is
+ * {@code api/projects/:id/persons/trends/?} with the trend's filter and the data point's series ({@code entity_id},
+ * {@code entity_type}, {@code entity_math}, {@code entity_order}), interval ({@code date_from}, {@code date_to}: the
+ * day to its last microsecond, the hour, the week's seven days, the month's days; the range's start for a cumulative
+ * line; weekly and monthly actives shifted as PostHog shifts them) and breakdown value. Formula items get none.
+ */
+final class TrendPersonsUrls {
+    private static final Set<String> TOTAL_VALUE = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap", "ActionsTable", "CalendarHeatmap");
+    private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+    private TrendPersonsUrls() {
+    }
+
+    static void add(final long projectId, final JsonNode query, final JsonNode result, final ZoneId zone) {
+        if (!result.isArray()) {
+            return;
+        }
+        final List<JsonNode> series = series(query);
+        final String display = query.path("display").asText("ActionsLineGraph");
+        final String interval = query.path("interval").asText("day");
+        for (final JsonNode node : result) {
+            if (!(node instanceof ObjectNode item) || !item.path("action").isObject()) {
+                continue;
+            }
+            final int order = item.path("action").path("order").asInt(0);
+            if (order < 0 || order >= series.size()) {
+                continue;
+            }
+            final JsonNode entity = series.get(order);
+            final Map<String, String> extra = new LinkedHashMap<>();
+            extra.put("entity_id", TrendPersonsRoutes.encode(entity.path("id")));
+            extra.put("entity_type", entity.path("type").asText("events"));
+            extra.put("entity_math", entity.path("math").asText("total"));
+            extra.put("entity_order", Integer.toString(order));
+            if (item.has("breakdown_value")) {
+                extra.put("breakdown_value", TrendPersonsRoutes.encode(item.get("breakdown_value")));
+                extra.put("breakdown_type", query.path("breakdown_type").asText("event"));
+            }
+            if (TOTAL_VALUE.contains(display)) {
+                item.set("persons", link(projectId, query, extra));
+                continue;
+            }
+            final ArrayNode urls = item.putArray("persons_urls");
+            final String math = extra.get("entity_math");
+            for (final JsonNode day : item.path("days")) {
+                final ZonedDateTime start = start(day.asText(), zone);
+                final Map<String, String> point = new LinkedHashMap<>(extra);
+                final boolean active = "weekly_active".equals(math) || "monthly_active".equals(math);
+                point.put("date_from", "ActionsLineGraphCumulative".equals(display) ? query.path("date_from").asText("-7d")
+                        : (active ? start.plusDays(1) : start).toOffsetDateTime().toString());
+                point.put("date_to", (active ? start : end(start, interval)).toOffsetDateTime().toString());
+                urls.add(link(projectId, query, point));
+            }
+        }
+    }
+
+    private static ObjectNode link(final long projectId, final JsonNode query, final Map<String, String> extra) {
+        final ObjectNode link = Json.mapper().createObjectNode();
+        final ObjectNode filter = link.putObject("filter");
+        extra.forEach(filter::put);
+        final Map<String, String> params = new LinkedHashMap<>();
+        query.fields().forEachRemaining(f -> {
+            if (!f.getValue().isNull()) {
+                params.put(f.getKey(), TrendPersonsRoutes.encode(f.getValue()));
+            }
+        });
+        params.putAll(extra);
+        final StringBuilder url = new StringBuilder("api/projects/").append(projectId).append("/persons/trends/?");
+        params.forEach((name, value) -> url.append(url.charAt(url.length() - 1) == '?' ? "" : "&")
+                .append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
+        link.put("url", url.toString());
+        return link;
+    }
+
+    /** The query's series by their order: events and actions together, as the trend ordered them. */
+    private static List<JsonNode> series(final JsonNode query) {
+        final List<JsonNode> all = new ArrayList<>();
+        for (final String kind : List.of("events", "actions")) {
+            for (final JsonNode entity : query.path(kind)) {
+                all.add("actions".equals(kind) && !entity.has("type") ? ((ObjectNode) entity).deepCopy().put("type", "actions") : entity);
+            }
+        }
+        all.sort(java.util.Comparator.comparingInt(e -> e.path("order").asInt(-1)));
+        return all;
+    }
+
+    private static ZonedDateTime start(final String day, final ZoneId zone) {
+        return day.length() > 10 ? LocalDateTime.parse(day, HOUR_DAY).atZone(zone) : LocalDate.parse(day).atStartOfDay(zone);
+    }
+
+    private static ZonedDateTime end(final ZonedDateTime start, final String interval) {
+        return switch (interval) {
+            case "hour", "minute" -> start.plusHours(1).minusNanos(1000);
+            case "week" -> start.plusWeeks(1).minusNanos(1000);
+            case "month" -> start.plusMonths(1).minusNanos(1000);
+            default -> start.plusDays(1).minusNanos(1000);
+        };
+    }
+}
