@@ -62,7 +62,7 @@ import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.trends.QueryInliner;
-import dev.eddy.gateway.trends.TrendPersonsRoutes;
+import dev.eddy.gateway.trends.InsightPersonsRoutes;
 import dev.eddy.query.StoreMeters;
 import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.gateway.users.UserRepository;
@@ -271,7 +271,7 @@ public final class Eddy implements AutoCloseable {
             routes.add(contract::mountValidation);
             routes.add(new ProjectRoutes(projects)::mount);
             routes.add(new EventCountRoutes(projects, eventCounts)::mount);
-            routes.add(new TrendPersonsRoutes(projects, insightQueries, persons)::mount);
+            routes.add(new InsightPersonsRoutes(projects, insightQueries, persons)::mount);
             routes.add(new PersonsRoutes(projects, persons)::mount);
             final UserRepository users = new UserRepository(pool.get());
             // Before the insight routes, whose /insights/:id would take "trend" for an id.

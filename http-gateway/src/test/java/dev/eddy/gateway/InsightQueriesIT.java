@@ -224,6 +224,15 @@ class InsightQueriesIT extends EddyIT {
         assertThat(p1.get(0).get("properties").get("plan").asText()).isEqualTo("pro");
         assertThat(p1.get(0).get("type").asText()).isEqualTo("person");
 
+        // The stickiness bar of six days is p1; the lifecycle's new persons of the 12th are p3.
+        final JsonNode sticky = trend("{\"insight\":\"STICKINESS\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result").get(0);
+        final JsonNode sixDays = persons(sticky.get("persons_urls").get(5).get("url").asText()).get("results").get(0).get("people");
+        assertThat(sixDays).extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactly("p1");
+        final JsonNode fresh = trend("{\"insight\":\"LIFECYCLE\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + "}").get("result").get(0);
+        assertThat(fresh.get("status").asText()).isEqualTo("new");
+        final JsonNode newOnTheTwelfth = persons(fresh.get("persons_urls").get(3).get("url").asText()).get("results").get(0).get("people");
+        assertThat(newOnTheTwelfth).extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactly("p3");
+
         final JsonNode total = trend("{\"events\":[{\"id\":\"$pageview\"}],\"display\":\"BoldNumber\"," + RANGE + "}").get("result").get(0);
         final JsonNode everyone = persons(total.get("persons").get("url").asText() + "&limit=2");
         assertThat(everyone.get("results").get(0).get("people")).hasSize(2);

@@ -118,6 +118,10 @@ class ManagementAuthMatrixIT {
                 new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/trends", "/api/projects/1/persons/trends/?entity_id=%24pageview&entity_type=events", "person:read", null,
                         Kind.PROJECT),
+                new Row("GET", P + "/persons/stickiness", "/api/projects/1/persons/stickiness/?stickiness_days=1&events="
+                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
+                new Row("GET", P + "/persons/lifecycle", "/api/projects/1/persons/lifecycle/?target_date=-1d&lifecycle_type=new&events="
+                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,
                         Kind.PROJECT_MAY_BE_ABSENT),
                 new Row("GET", P + "/groups/find", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null,

@@ -45,7 +45,13 @@ public final class LifecycleQuery {
     private final DateRange range;
     private final TrendQuery.Series series;
 
-    private LifecycleQuery(final TrendQuery trend, final DateRange range) {
+    /** The bar whose persons are asked for ({@code target_date} and {@code lifecycle_type}), if any. */
+    private final Optional<Map.Entry<ZonedDateTime, String>> bar;
+    private final ActorPage page;
+
+    private LifecycleQuery(final TrendQuery trend, final DateRange range, final Optional<Map.Entry<ZonedDateTime, String>> bar, final ActorPage page) {
+        this.bar = bar;
+        this.page = page;
         this.trend = trend;
         this.range = range;
         this.series = trend.seriesList().get(0);
@@ -90,7 +96,11 @@ public final class LifecycleQuery {
         if (!read.range().buckets().subList(1, read.range().buckets().size()).equals(buckets)) {
             throw new IllegalStateException("the lifecycle's widened range " + read.range().buckets() + " does not end with " + buckets);
         }
-        return new LifecycleQuery(read, asked);
+        final Optional<Map.Entry<ZonedDateTime, String>> bar = query.hasNonNull("target_date") || query.hasNonNull("lifecycle_type")
+                ? Optional.of(Map.entry(DateExpression.parse(query.path("target_date").asText(""), zone, now.atZone(zone)).time(),
+                        query.path("lifecycle_type").asText("")))
+                : Optional.empty();
+        return new LifecycleQuery(read, asked, bar, ActorPage.of(query));
     }
 
     /** The trend of distinct persons per interval whose partials this query reads. */
@@ -127,7 +137,51 @@ public final class LifecycleQuery {
         });
     }
 
+    /**
+     * The persons behind one bar: those of {@code status} ({@code new}, {@code returning}, {@code resurrecting},
+     * {@code dormant}) in the interval starting at {@code target}, by id.
+     *
+     * @throws IllegalArgumentException when {@code target} starts no interval of the range, or the status is unknown
+     */
+    public List<String> actors(final Partial whole, final ZonedDateTime target, final String status) {
+        final int wanted = STATUSES.indexOf(status);
+        if (wanted < 0) {
+            throw new IllegalArgumentException("lifecycle_type must be one of " + STATUSES + "; got '" + status + "'");
+        }
+        final int bucket = range.buckets().indexOf(range.interval().startOf(target, range.weekStart())) + 1;
+        if (bucket <= 0) {
+            throw new IllegalArgumentException("target_date is not in the lifecycle's range");
+        }
+        final SeriesPartial activity = whole.seriesPartial();
+        final List<String> actors = new java.util.ArrayList<>();
+        activity.activity().forEach((person, active) -> {
+            if (status(whole, activity, person, active, bucket) == wanted) {
+                actors.add(person);
+            }
+        });
+        actors.sort(null);
+        return actors;
+    }
+
+    /** A person's status in interval {@code b} of the widened range: 0..3 as {@link #STATUSES}, or -1 for none. */
+    private static int status(final Partial whole, final SeriesPartial activity, final String person, final java.util.BitSet active, final int b) {
+        if (!active.get(b)) {
+            return b > 0 && active.get(b - 1) ? 3 : -1;
+        }
+        if (b > 0 && active.get(b - 1)) {
+            return 1;
+        }
+        final Long created = whole.createdMicros.get(person);
+        final int createdIn = created == null ? -1 : activity.bucketOfMicros(created);
+        return active.previousSetBit(b - 1) < 0 && b == createdIn ? 0 : 2;
+    }
+
     /** PostHog's four result items, new, returning, resurrecting and dormant, from every partial merged into {@code whole}. */
+    /** What the engine answers: the page of a bar's persons when one is asked for, else {@link #result}. */
+    public JsonNode answer(final Partial whole) {
+        return bar.isPresent() ? page.of(actors(whole, bar.get().getKey(), bar.get().getValue())) : result(whole);
+    }
+
     public ArrayNode result(final Partial whole) {
         final SeriesPartial activity = whole.seriesPartial();
         final int intervals = range.buckets().size();

@@ -32,14 +32,22 @@ public final class StickinessQuery {
     private final TrendQuery trend;
     private final boolean cumulative;
 
-    private StickinessQuery(final TrendQuery trend, final boolean cumulative) {
+    /** The bar whose actors are asked for ({@code stickiness_days}, of series {@code entity_order}), if any. */
+    private final java.util.Optional<int[]> bar;
+    private final ActorPage page;
+
+    private StickinessQuery(final TrendQuery trend, final boolean cumulative, final java.util.Optional<int[]> bar, final ActorPage page) {
+        this.bar = bar;
+        this.page = page;
         this.trend = trend;
         this.cumulative = cumulative;
     }
 
     /**
      * @param query the legacy filter; besides the trend's fields, {@code computed_as} ({@code non_cumulative}, the default,
-     *              or {@code cumulative}: each count of k intervals includes the actors of more)
+     *              or {@code cumulative}: each count of k intervals includes the actors of more); with
+     *              {@code stickiness_days} (and {@code entity_order}, {@code limit}, {@code offset}) the answer is the
+     *              page of that bar's actors instead ({@link ActorPage})
      * @throws IllegalArgumentException naming what is wrong with the query, or what Eddy does not answer yet
      */
     public static StickinessQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
@@ -75,7 +83,11 @@ public final class StickinessQuery {
                 }
             }
         }
-        return new StickinessQuery(TrendQuery.parse(asTrend, zone, weekStart, testAccountFilters, now, earliest), "cumulative".equals(computedAs));
+        final java.util.Optional<int[]> bar = query.hasNonNull("stickiness_days")
+                ? java.util.Optional.of(new int[] {query.path("entity_order").asInt(0), query.get("stickiness_days").asInt()})
+                : java.util.Optional.empty();
+        return new StickinessQuery(TrendQuery.parse(asTrend, zone, weekStart, testAccountFilters, now, earliest), "cumulative".equals(computedAs),
+                bar, ActorPage.of(query));
     }
 
     /** The trend of distinct actors per interval whose partials this query reads. */
@@ -84,6 +96,11 @@ public final class StickinessQuery {
     }
 
     /** PostHog's result items from the whole trend partial: each series, and with {@code compare} its previous period after it. */
+    /** What the engine answers: the page of a bar's actors when one is asked for, else {@link #result}. */
+    public JsonNode answer(final TrendQuery.Partial whole) {
+        return bar.isPresent() ? page.of(actors(whole, bar.get()[0], bar.get()[1])) : result(whole);
+    }
+
     public ArrayNode result(final TrendQuery.Partial whole) {
         final ArrayNode result = NODES.arrayNode();
         final List<TrendQuery.Series> series = trend.seriesList();
@@ -99,6 +116,22 @@ public final class StickinessQuery {
             }
         }
         return result;
+    }
+
+    /**
+     * The actors behind one bar: those of series {@code order} (current period) active in exactly {@code days}
+     * intervals ({@code days} or more, cumulative), by id.
+     */
+    public List<String> actors(final TrendQuery.Partial whole, final int order, final int days) {
+        final List<String> actors = new java.util.ArrayList<>();
+        whole.seriesPartial(order).activity().forEach((actor, active) -> {
+            final int n = active.cardinality();
+            if (cumulative ? n >= days : n == days) {
+                actors.add(actor);
+            }
+        });
+        actors.sort(null);
+        return actors;
     }
 
     private ObjectNode item(final TrendQuery.Series s, final DateRange period, final SeriesPartial partial) {

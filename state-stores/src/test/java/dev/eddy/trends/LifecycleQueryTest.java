@@ -149,6 +149,11 @@ class LifecycleQueryTest {
         }
 
         ArrayNode run(final String json, final DayOfWeek weekStart) {
+            return (ArrayNode) answer(json, weekStart);
+        }
+
+        /** What the engine answers: the statuses, or with {@code target_date} and {@code lifecycle_type} that bar's persons. */
+        JsonNode answer(final String json, final DayOfWeek weekStart) {
             final LifecycleQuery query = LifecycleQuery.parse(read(json), java.time.ZoneOffset.UTC, weekStart, null, NOW, Optional::empty);
             final List<LifecycleQuery.Partial> partials = new ArrayList<>(List.of(query.partial(), query.partial()));
             int i = 0;
@@ -178,8 +183,21 @@ class LifecycleQueryTest {
                 }
                 query.addCreated(partial, lookup);
             }
-            return query.result(partials.get(0).merge(query.decode(partials.get(1).encode())));
+            return query.answer(partials.get(0).merge(query.decode(partials.get(1).encode())));
         }
+    }
+
+    @Test
+    void eachBarListsItsPersons() {
+        final String range = "\"date_from\":\"2020-01-12T00:00:00Z\",\"date_to\":\"2020-01-19T00:00:00Z\"";
+        final JsonNode fresh = standard().answer("{\"events\":[{\"id\":\"$pageview\"}]," + range + ",\"target_date\":\"2020-01-12\","
+                + "\"lifecycle_type\":\"new\"}", DayOfWeek.SUNDAY);
+        assertThat(fresh.toString()).isEqualTo("{\"count\":1,\"actors\":[[\"p3\",null]]}");
+        final JsonNode dormant = standard().answer("{\"events\":[{\"id\":\"$pageview\"}]," + range + ",\"target_date\":\"2020-01-13\","
+                + "\"lifecycle_type\":\"dormant\"}", DayOfWeek.SUNDAY);
+        assertThat(dormant.get("actors").toString()).as("p2 and p3 came on the 12th, not the 13th").isEqualTo("[[\"p2\",null],[\"p3\",null]]");
+        assertThatThrownBy(() -> standard().answer("{\"events\":[{\"id\":\"$pageview\"}]," + range + ",\"target_date\":\"2020-01-12\","
+                + "\"lifecycle_type\":\"bored\"}", DayOfWeek.SUNDAY)).hasMessageContaining("lifecycle_type must be one of");
     }
 
     private static void assertStatuses(final ArrayNode result, final int[]... expected) {

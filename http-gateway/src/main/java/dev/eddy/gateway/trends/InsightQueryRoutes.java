@@ -56,7 +56,11 @@ public final class InsightQueryRoutes {
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(project -> queries.calculate(kind, project, query).map(result -> {
                     if (kind == InsightEngine.Kind.TREND && !query.hasNonNull("formula")) {
-                        TrendPersonsUrls.add(project.id(), query, result, java.time.ZoneId.of(project.timezone()));
+                        PersonsUrls.add(project.id(), query, result, java.time.ZoneId.of(project.timezone()));
+                    } else if (kind == InsightEngine.Kind.STICKINESS) {
+                        PersonsUrls.addStickiness(project.id(), query, result);
+                    } else if (kind == InsightEngine.Kind.LIFECYCLE) {
+                        PersonsUrls.addLifecycle(project.id(), query, result);
                     }
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);

@@ -552,7 +552,7 @@ public final class InsightEngine {
 
         @Override
         public JsonNode result(final StickinessQuery query, final TrendQuery.Partial whole) {
-            return query.result(whole);
+            return query.answer(whole);
         }
     }
 
@@ -625,7 +625,7 @@ public final class InsightEngine {
 
         @Override
         public JsonNode result(final LifecycleQuery query, final LifecycleQuery.Partial whole) {
-            return query.result(whole);
+            return query.answer(whole);
         }
     }
 

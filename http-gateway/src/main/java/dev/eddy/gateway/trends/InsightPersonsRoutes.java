@@ -26,23 +26,27 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * PostHog's {@code GET /api/projects/:id/persons/trends/} (scope {@code person:read}): the persons behind one number of
- * a trend, as its {@code persons_urls} ask ({@link TrendPersonsUrls}): the trend's filter with the data point's
- * {@code entity_id}, {@code entity_type}, {@code entity_math}, {@code entity_order}, {@code date_from},
- * {@code date_to} and {@code breakdown_value}. The answer is PostHog's
- * {@code {results: [{people, count}], next, initial, missing_persons, is_cached, last_refresh}}: the persons with most
- * events there first, each with its {@code value_at_data_point}, {@code limit} (default 100) at a time from
- * {@code offset}.
+ * PostHog's persons behind a number (scope {@code person:read}), as the insights' {@code persons_urls} ask
+ * ({@link PersonsUrls}), {@code limit} (default 100) at a time from {@code offset}:
+ * <ul>
+ *   <li>{@code GET /api/projects/:id/persons/trends/}: a trend's filter with the data point's {@code entity_id},
+ *   {@code entity_type}, {@code entity_math}, {@code entity_order}, {@code date_from}, {@code date_to} and
+ *   {@code breakdown_value}; {@code {results: [{people, count}], next, initial, missing_persons, is_cached,
+ *   last_refresh}}, the persons with most events there first, each with its {@code value_at_data_point};</li>
+ *   <li>{@code .../persons/stickiness/}: a stickiness filter with {@code stickiness_days} and {@code entity_order};
+ *   {@code .../persons/lifecycle/}: a lifecycle filter with {@code target_date} and {@code lifecycle_type};
+ *   {@code {results: [{people, count}], next}}.</li>
+ * </ul>
  */
-public final class TrendPersonsRoutes {
-    public static final String PATH = "/api/projects/:project_id/persons/trends";
+public final class InsightPersonsRoutes {
+    private static final String BASE = "/api/projects/:project_id/persons/";
     private static final int DEFAULT_LIMIT = 100;
 
     private final ProjectRepository projects;
     private final InsightQueryService queries;
     private final PersonsService persons;
 
-    public TrendPersonsRoutes(final ProjectRepository projects, final InsightQueryService queries, final PersonsService persons) {
+    public InsightPersonsRoutes(final ProjectRepository projects, final InsightQueryService queries, final PersonsService persons) {
         this.projects = projects;
         this.queries = queries;
         this.persons = persons;
@@ -50,22 +54,32 @@ public final class TrendPersonsRoutes {
 
     /** Mount before the persons routes, whose {@code /persons/:uuid} would take {@code trends} for an id. */
     public void mount(final Router router) {
-        router.get(PATH).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(this::trends);
+        router.get(BASE + "trends").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.TREND_ACTORS));
+        router.get(BASE + "stickiness").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.STICKINESS));
+        router.get(BASE + "lifecycle").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.LIFECYCLE));
     }
 
-    private void trends(final RoutingContext ctx) {
+    private void persons(final RoutingContext ctx, final InsightEngine.Kind kind) {
         final long projectId = Params.pathId(ctx, "project_id");
         final ObjectNode request = InsightQueryRoutes.fromParams(ctx.queryParams());
+        if (kind == InsightEngine.Kind.STICKINESS && !request.hasNonNull("stickiness_days")) {
+            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'stickiness_days' is required.", "stickiness_days");
+        }
+        if (kind == InsightEngine.Kind.LIFECYCLE && (!request.hasNonNull("target_date") || !request.hasNonNull("lifecycle_type"))) {
+            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'target_date' and 'lifecycle_type' are required.", null);
+        }
         final int limit = Math.max(1, Math.min(request.path("limit").asInt(DEFAULT_LIMIT), 1000));
         final int offset = Math.max(0, request.path("offset").asInt(0));
         request.put("limit", limit);
         request.put("offset", offset);
-        // The series as the trend named it, so that an action is inlined and its own filters apply.
-        final ObjectNode entity = request.path("entity").isObject() ? (ObjectNode) request.get("entity") : request.putObject("entity");
-        entity.set("id", request.path("entity_id"));
-        entity.put("type", request.path("entity_type").asText("events"));
+        if (kind == InsightEngine.Kind.TREND_ACTORS) {
+            // The series as the trend named it, so that an action is inlined and its own filters apply.
+            final ObjectNode entity = request.path("entity").isObject() ? (ObjectNode) request.get("entity") : request.putObject("entity");
+            entity.set("id", request.path("entity_id"));
+            entity.put("type", request.path("entity_type").asText("events"));
+        }
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> queries.calculate(InsightEngine.Kind.TREND_ACTORS, project, request))
+                .compose(project -> queries.calculate(kind, project, request))
                 .compose(found -> people(projectId, found))
                 .onSuccess(page -> {
                     final Map<String, Object> body = new LinkedHashMap<>();
@@ -75,10 +89,12 @@ public final class TrendPersonsRoutes {
                     body.put("results", List.of(result));
                     final String initial = ctx.request().uri();
                     body.put("next", offset + limit < page.total() ? next(ctx, offset + limit) : null);
-                    body.put("initial", initial);
-                    body.put("missing_persons", page.missing());
-                    body.put("is_cached", false);
-                    body.put("last_refresh", IsoInstants.format(Instant.now()));
+                    if (kind == InsightEngine.Kind.TREND_ACTORS) {
+                        body.put("initial", initial);
+                        body.put("missing_persons", page.missing());
+                        body.put("is_cached", false);
+                        body.put("last_refresh", IsoInstants.format(Instant.now()));
+                    }
                     Responses.json(ctx, 200, body);
                 })
                 .onFailure(ctx::fail);
@@ -105,7 +121,7 @@ public final class TrendPersonsRoutes {
                 shown.put("type", "person");
                 shown.putAll(PersonsRoutes.person(person.get()));
                 shown.put("matched_recordings", List.of());
-                shown.put("value_at_data_point", actors.get(i).get(1).asLong());
+                shown.put("value_at_data_point", actors.get(i).get(1).isNull() ? null : actors.get(i).get(1).asLong());
                 people.add(shown);
             }
             return new Page(people, found.path("count").asLong(), missing);

@@ -25,11 +25,11 @@ import java.util.Set;
  * day to its last microsecond, the hour, the week's seven days, the month's days; the range's start for a cumulative
  * line; weekly and monthly actives shifted as PostHog shifts them) and breakdown value. Formula items get none.
  */
-final class TrendPersonsUrls {
+final class PersonsUrls {
     private static final Set<String> TOTAL_VALUE = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap", "ActionsTable", "CalendarHeatmap");
     private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
-    private TrendPersonsUrls() {
+    private PersonsUrls() {
     }
 
     static void add(final long projectId, final JsonNode query, final JsonNode result, final ZoneId zone) {
@@ -49,12 +49,12 @@ final class TrendPersonsUrls {
             }
             final JsonNode entity = series.get(order);
             final Map<String, String> extra = new LinkedHashMap<>();
-            extra.put("entity_id", TrendPersonsRoutes.encode(entity.path("id")));
+            extra.put("entity_id", InsightPersonsRoutes.encode(entity.path("id")));
             extra.put("entity_type", entity.path("type").asText("events"));
             extra.put("entity_math", entity.path("math").asText("total"));
             extra.put("entity_order", Integer.toString(order));
             if (item.has("breakdown_value")) {
-                extra.put("breakdown_value", TrendPersonsRoutes.encode(item.get("breakdown_value")));
+                extra.put("breakdown_value", InsightPersonsRoutes.encode(item.get("breakdown_value")));
                 extra.put("breakdown_type", query.path("breakdown_type").asText("event"));
             }
             if (TOTAL_VALUE.contains(display)) {
@@ -75,18 +75,69 @@ final class TrendPersonsUrls {
         }
     }
 
+    /**
+     * Stickiness: each item's {@code persons_urls}, one per bar ({@code stickiness_days} 1, 2, ...), to
+     * {@code persons/stickiness/}.
+     */
+    static void addStickiness(final long projectId, final JsonNode query, final JsonNode result) {
+        if (!result.isArray()) {
+            return;
+        }
+        final List<JsonNode> series = series(query);
+        for (final JsonNode node : result) {
+            if (!(node instanceof ObjectNode item) || node.path("compare_label").asText("current").equals("previous")) {
+                continue;
+            }
+            final int order = item.path("action").path("order").asInt(0);
+            final JsonNode entity = order < series.size() ? series.get(order) : item.path("action");
+            final ArrayNode urls = item.putArray("persons_urls");
+            for (final JsonNode days : item.path("days")) {
+                final Map<String, String> point = new LinkedHashMap<>();
+                point.put("entity_id", InsightPersonsRoutes.encode(entity.path("id")));
+                point.put("entity_type", entity.path("type").asText("events"));
+                point.put("entity_math", entity.path("math").asText("total"));
+                point.put("entity_order", Integer.toString(order));
+                point.put("stickiness_days", days.asText());
+                urls.add(link(projectId, "stickiness", query, point));
+            }
+        }
+    }
+
+    /** Lifecycles: each status's {@code persons_urls}, one per interval, to {@code persons/lifecycle/}. */
+    static void addLifecycle(final long projectId, final JsonNode query, final JsonNode result) {
+        if (!result.isArray()) {
+            return;
+        }
+        for (final JsonNode node : result) {
+            if (!(node instanceof ObjectNode item)) {
+                continue;
+            }
+            final ArrayNode urls = item.putArray("persons_urls");
+            for (final JsonNode day : item.path("days")) {
+                final Map<String, String> point = new LinkedHashMap<>();
+                point.put("target_date", day.asText());
+                point.put("lifecycle_type", item.path("status").asText());
+                urls.add(link(projectId, "lifecycle", query, point));
+            }
+        }
+    }
+
     private static ObjectNode link(final long projectId, final JsonNode query, final Map<String, String> extra) {
+        return link(projectId, "trends", query, extra);
+    }
+
+    private static ObjectNode link(final long projectId, final String insight, final JsonNode query, final Map<String, String> extra) {
         final ObjectNode link = Json.mapper().createObjectNode();
         final ObjectNode filter = link.putObject("filter");
         extra.forEach(filter::put);
         final Map<String, String> params = new LinkedHashMap<>();
         query.fields().forEachRemaining(f -> {
             if (!f.getValue().isNull()) {
-                params.put(f.getKey(), TrendPersonsRoutes.encode(f.getValue()));
+                params.put(f.getKey(), InsightPersonsRoutes.encode(f.getValue()));
             }
         });
         params.putAll(extra);
-        final StringBuilder url = new StringBuilder("api/projects/").append(projectId).append("/persons/trends/?");
+        final StringBuilder url = new StringBuilder("api/projects/").append(projectId).append("/persons/").append(insight).append("/?");
         params.forEach((name, value) -> url.append(url.charAt(url.length() - 1) == '?' ? "" : "&")
                 .append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
         link.put("url", url.toString());
