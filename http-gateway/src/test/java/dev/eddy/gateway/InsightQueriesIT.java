@@ -180,6 +180,11 @@ class InsightQueriesIT extends EddyIT {
         assertThat(cohorts).extracting(c -> c.get("values").findValues("count").toString().replace(" ", "")).containsExactly("[1,0,0,1,0,0,0]", "[1,1,0,0,0,0]",
                 "[2,1,1,0,1]", "[3,1,0,1]", "[1,0,1]", "[0,0]", "[2]");
         assertThat(cohorts.get(0).get("label").asText()).isEqualTo("Day 0");
+        // The cohort of the 11th: p1 came back on the 12th, 13th and 15th; the visitor did not.
+        final HttpResponse<String> cohort = eddy.request(eddy.personalKey(), "GET", cohorts.get(2).get("people_url").asText(), null);
+        assertThat(cohort.statusCode()).as(cohort.body()).isEqualTo(200);
+        assertThat(TestEddy.json(cohort).get("result")).extracting(r -> r.get("appearances").toString())
+                .containsExactlyInAnyOrder("[1,1,1,0,1]", "[1,0,0,0,0]");
         assertThat(cohorts.get(0).get("date").asText()).isEqualTo("2020-01-09T00:00:00Z");
 
         // First-time retention, as query parameters (the entity as JSON text): each person in the cohort of their first day.

@@ -120,6 +120,8 @@ class ManagementAuthMatrixIT {
                         Kind.PROJECT),
                 new Row("GET", P + "/persons/stickiness", "/api/projects/1/persons/stickiness/?stickiness_days=1&events="
                         + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
+                new Row("GET", P + "/persons/retention", "/api/projects/1/persons/retention/?selected_interval=0", "person:read", null,
+                        Kind.PROJECT),
                 new Row("GET", P + "/persons/lifecycle", "/api/projects/1/persons/lifecycle/?target_date=-1d&lifecycle_type=new&events="
                         + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,

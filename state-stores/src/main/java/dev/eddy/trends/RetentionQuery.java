@@ -60,6 +60,9 @@ public final class RetentionQuery {
     /** The trend's bucket of the first cohort (first-time retention reads from before it). */
     private final int offset;
     private final boolean brokenDown;
+    /** The cohort whose persons are asked for ({@code selected_interval}), if any, and which page. */
+    private Optional<Integer> selected = Optional.empty();
+    private ActorPage page = new ActorPage(100, 0);
 
     private RetentionQuery(final TrendQuery trend, final Interval period, final int intervals, final boolean firstTime, final boolean cumulative,
                            final ZonedDateTime start, final int offset, final boolean brokenDown) {
@@ -159,8 +162,17 @@ public final class RetentionQuery {
         if (offset < 0 || read.range().buckets().size() < offset + intervals) {
             throw new IllegalStateException("the retention's range " + read.range() + " does not hold " + intervals + " periods from " + first);
         }
-        return new RetentionQuery(read, period, intervals, firstTime, query.path("cumulative").asBoolean(false), start, offset,
-                breakdowns.isPresent());
+        final RetentionQuery retention = new RetentionQuery(read, period, intervals, firstTime, query.path("cumulative").asBoolean(false), start,
+                offset, breakdowns.isPresent());
+        if (query.hasNonNull("selected_interval")) {
+            final int cohort = query.get("selected_interval").asInt(-1);
+            if (cohort < 0 || cohort >= intervals || breakdowns.isPresent()) {
+                throw new IllegalArgumentException("selected_interval must be a cohort from 0 to " + (intervals - 1) + " of a retention without breakdowns");
+            }
+            retention.selected = Optional.of(cohort);
+            retention.page = ActorPage.of(query);
+        }
+        return retention;
     }
 
     private static Interval period(final String name) {
@@ -270,6 +282,37 @@ public final class RetentionQuery {
     }
 
     /** PostHog's legacy result: a cohort per period, or with a breakdown a row per breakdown value. */
+    /**
+     * What the engine answers: with {@code selected_interval}, the page of that cohort's actors, each with the periods
+     * it came back in ({@code {count, actors: [[id, [1, 0, 1, ...]], ...]}}: 1 for its cohort's own period, then 1 for
+     * each later period it did the returning event in), by id; else {@link #result}.
+     */
+    public JsonNode answer(final TrendQuery.Partial whole) {
+        if (selected.isEmpty()) {
+            return result(whole);
+        }
+        final int cohort = selected.get();
+        final Map<String, BitSet> returning = whole.seriesPartial(1).activity();
+        final List<String> members = new ArrayList<>();
+        whole.seriesPartial(0).activity().forEach((actor, active) -> {
+            if (cohorts(active).contains(cohort)) {
+                members.add(actor);
+            }
+        });
+        members.sort(null);
+        final ObjectNode answer = page.of(members);
+        for (final JsonNode row : answer.get("actors")) {
+            final String actor = row.get(0).asText();
+            final ArrayNode appearances = ((ArrayNode) row).removeAll().add(actor).addArray();
+            appearances.add(1);
+            final BitSet back = returning.getOrDefault(actor, new BitSet());
+            for (int k = 1; k < intervals - cohort; k++) {
+                appearances.add(back.get(offset + cohort + k) ? 1 : 0);
+            }
+        }
+        return answer;
+    }
+
     public ArrayNode result(final TrendQuery.Partial whole) {
         final Map<String, BitSet> returning = whole.seriesPartial(1).activity();
         return brokenDown ? breakdownRows(whole.seriesPartial(0).activityByBreakdown(), returning)

@@ -233,6 +233,15 @@ class RetentionQueryTest {
     }
 
     @Test
+    void aCohortsPersonsComeWithThePeriodsTheyCameBackIn() {
+        // Day 1's cohort: person1 came back on days 2, 5 and 6, person2 on days 2, 3 and 6.
+        final JsonNode cohort = standard().answer("{\"date_to\":\"" + date(10, 6, 0) + "\",\"selected_interval\":1}");
+        assertThat(cohort.get("count").asInt()).isEqualTo(2);
+        assertThat(cohort.get("actors").toString()).isEqualTo("[[\"person1\",[1,1,0,0,1,1,0,0,0,0]],[\"person2\",[1,1,1,0,0,1,0,0,0,0]]]");
+        assertThatThrownBy(() -> parse("{\"selected_interval\":11}")).hasMessageContaining("selected_interval must be a cohort from 0 to 10");
+    }
+
+    @Test
     void whatIsWrongOrNotAnsweredIsRefusedByName() {
         assertThatThrownBy(() -> parse("{\"period\":\"Fortnight\"}")).hasMessageContaining("period must be one of");
         assertThatThrownBy(() -> parse("{\"total_intervals\":0}")).hasMessageContaining("total_intervals must be from 1");
@@ -304,6 +313,11 @@ class RetentionQueryTest {
         }
 
         ArrayNode run(final String json) {
+            return (ArrayNode) answer(json);
+        }
+
+        /** What the engine answers: the cohorts, or with {@code selected_interval} that cohort's persons. */
+        JsonNode answer(final String json) {
             final JsonNode testAccounts = read("[{\"key\":\"email\",\"value\":\"@posthog.com\",\"operator\":\"not_icontains\",\"type\":\"person\"}]");
             final Optional<Instant> earliest = events.stream().map(e -> Instant.parse(e[2] + (((String) e[2]).length() == 16 ? ":00Z" : "Z")))
                     .min(Instant::compareTo);
@@ -330,7 +344,7 @@ class RetentionQueryTest {
                         ((String) e[3]).getBytes(StandardCharsets.UTF_8));
                 trend.add("person1".equals(person) ? first : second, person, event, lookup, NOW);
             }
-            return query.result(first.merge(trend.decode(second.encode())));
+            return query.answer(first.merge(trend.decode(second.encode())));
         }
     }
 }

@@ -57,6 +57,7 @@ public final class InsightPersonsRoutes {
         router.get(BASE + "trends").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.TREND_ACTORS));
         router.get(BASE + "stickiness").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.STICKINESS));
         router.get(BASE + "lifecycle").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.LIFECYCLE));
+        router.get(BASE + "retention").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.RETENTION));
     }
 
     private void persons(final RoutingContext ctx, final InsightEngine.Kind kind) {
@@ -64,6 +65,9 @@ public final class InsightPersonsRoutes {
         final ObjectNode request = InsightQueryRoutes.fromParams(ctx.queryParams());
         if (kind == InsightEngine.Kind.STICKINESS && !request.hasNonNull("stickiness_days")) {
             throw dev.eddy.gateway.http.ApiError.badRequest("required", "'stickiness_days' is required.", "stickiness_days");
+        }
+        if (kind == InsightEngine.Kind.RETENTION && !request.hasNonNull("selected_interval")) {
+            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'selected_interval' is required.", "selected_interval");
         }
         if (kind == InsightEngine.Kind.LIFECYCLE && (!request.hasNonNull("target_date") || !request.hasNonNull("lifecycle_type"))) {
             throw dev.eddy.gateway.http.ApiError.badRequest("required", "'target_date' and 'lifecycle_type' are required.", null);
@@ -83,6 +87,19 @@ public final class InsightPersonsRoutes {
                 .compose(found -> people(projectId, found))
                 .onSuccess(page -> {
                     final Map<String, Object> body = new LinkedHashMap<>();
+                    if (kind == InsightEngine.Kind.RETENTION) {
+                        // PostHog's retention persons: each person with the periods it came back in.
+                        final List<Map<String, Object>> rows = new ArrayList<>();
+                        for (final Map<String, Object> person : page.people()) {
+                            final Object appearances = person.remove("appearances");
+                            rows.add(Map.of("person", person, "appearances", appearances));
+                        }
+                        body.put("result", rows);
+                        body.put("next", offset + limit < page.total() ? next(ctx, offset + limit) : null);
+                        body.put("missing_persons", page.missing());
+                        Responses.json(ctx, 200, body);
+                        return;
+                    }
                     final Map<String, Object> result = new LinkedHashMap<>();
                     result.put("people", page.people());
                     result.put("count", page.people().size());
@@ -121,7 +138,12 @@ public final class InsightPersonsRoutes {
                 shown.put("type", "person");
                 shown.putAll(PersonsRoutes.person(person.get()));
                 shown.put("matched_recordings", List.of());
-                shown.put("value_at_data_point", actors.get(i).get(1).isNull() ? null : actors.get(i).get(1).asLong());
+                final JsonNode value = actors.get(i).get(1);
+                if (value.isArray()) {
+                    shown.put("appearances", value);
+                } else {
+                    shown.put("value_at_data_point", value.isNull() ? null : value.asLong());
+                }
                 people.add(shown);
             }
             return new Page(people, found.path("count").asLong(), missing);

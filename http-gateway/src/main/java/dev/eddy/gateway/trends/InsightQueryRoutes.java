@@ -61,6 +61,8 @@ public final class InsightQueryRoutes {
                         PersonsUrls.addStickiness(project.id(), query, result);
                     } else if (kind == InsightEngine.Kind.LIFECYCLE) {
                         PersonsUrls.addLifecycle(project.id(), query, result);
+                    } else if (kind == InsightEngine.Kind.RETENTION) {
+                        PersonsUrls.addRetention(project.id(), query, result);
                     }
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);

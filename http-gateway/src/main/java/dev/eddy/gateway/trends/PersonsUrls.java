@@ -122,6 +122,18 @@ final class PersonsUrls {
         }
     }
 
+    /** Retention: each cohort row's {@code people_url} (root-relative, as PostHog's), to {@code persons/retention/}. */
+    static void addRetention(final long projectId, final JsonNode query, final JsonNode result) {
+        if (!result.isArray()) {
+            return;
+        }
+        for (int i = 0; i < result.size(); i++) {
+            if (result.get(i) instanceof ObjectNode row && !row.has("breakdown_values")) {
+                row.put("people_url", "/" + link(projectId, "retention", query, Map.of("selected_interval", Integer.toString(i))).get("url").asText());
+            }
+        }
+    }
+
     private static ObjectNode link(final long projectId, final JsonNode query, final Map<String, String> extra) {
         return link(projectId, "trends", query, extra);
     }

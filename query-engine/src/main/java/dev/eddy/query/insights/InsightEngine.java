@@ -573,7 +573,7 @@ public final class InsightEngine {
 
         @Override
         public JsonNode result(final RetentionQuery query, final TrendQuery.Partial whole) {
-            return query.result(whole);
+            return query.answer(whole);
         }
     }
 
