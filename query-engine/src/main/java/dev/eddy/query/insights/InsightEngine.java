@@ -43,6 +43,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -305,11 +307,11 @@ public final class InsightEngine {
     public enum Kind {
         TREND(new TrendEngine()),
         FUNNEL(new FunnelEngine()),
-        STICKINESS(new StickinessEngine()),
+        STICKINESS(new OverWholeTrend<>(StickinessQuery::parse, StickinessQuery::trend, StickinessQuery::answer)),
         LIFECYCLE(new LifecycleEngine()),
-        RETENTION(new RetentionEngine()),
+        RETENTION(new OverWholeTrend<>(RetentionQuery::parse, RetentionQuery::trend, RetentionQuery::answer)),
         PATHS(new PathEngine()),
-        TREND_ACTORS(new TrendActorsEngine());
+        TREND_ACTORS(new OverWholeTrend<>(TrendActorsQuery::parse, TrendActorsQuery::trend, TrendActorsQuery::result));
 
         final Engine<?, ?> engine;
 
@@ -498,11 +500,46 @@ public final class InsightEngine {
         }
     }
 
+    /** How every insight query is read from a request: PostHog's filter in the project's zone, week and test accounts. */
+    @FunctionalInterface
+    private interface QueryParser<Q> {
+        Q parse(JsonNode query, ZoneId zone, DayOfWeek weekStart, JsonNode testAccountFilters, Instant now,
+                Supplier<Optional<Instant>> earliest);
+    }
+
     /**
-     * An insight whose partial is its trend's own (rollups and kept answers included): only the parsing and the
-     * counting of the merged whole are its.
+     * An insight whose partial is its trend's own (rollups and kept answers included), answered from the merged whole:
+     * stickiness (actors by how many intervals they were active in), retention (cohorts of the target and returning
+     * events' actors) and the persons behind a trend's number (one series counted per person). Only the parsing, the
+     * trend read and the answer are each insight's.
      */
-    private abstract static class OverWholeTrend<Q> extends OverTrend<Q, TrendQuery.Partial> {
+    private static final class OverWholeTrend<Q> extends OverTrend<Q, TrendQuery.Partial> {
+        private final QueryParser<Q> parser;
+        private final Function<Q, TrendQuery> trend;
+        private final BiFunction<Q, TrendQuery.Partial, JsonNode> answer;
+
+        OverWholeTrend(final QueryParser<Q> parser, final Function<Q, TrendQuery> trend,
+                       final BiFunction<Q, TrendQuery.Partial, JsonNode> answer) {
+            this.parser = parser;
+            this.trend = trend;
+            this.answer = answer;
+        }
+
+        @Override
+        public Q parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return parser.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+        }
+
+        @Override
+        TrendQuery trend(final Q query) {
+            return trend.apply(query);
+        }
+
+        @Override
+        public JsonNode result(final Q query, final TrendQuery.Partial whole) {
+            return answer.apply(query, whole);
+        }
+
         @Override
         TrendQuery.Partial trendPartial(final TrendQuery.Partial partial) {
             return partial;
@@ -532,48 +569,6 @@ public final class InsightEngine {
         @Override
         public TrendQuery.Partial decode(final Q query, final byte[] bytes) {
             return trend(query).decode(bytes);
-        }
-    }
-
-    /**
-     * Stickiness reads the partials of its trend of distinct actors per interval ({@link StickinessQuery#trend}), rollups
-     * and kept answers included, and counts the actors of the merged whole by how many intervals they were active in.
-     */
-    private static final class StickinessEngine extends OverWholeTrend<StickinessQuery> {
-        @Override
-        TrendQuery trend(final StickinessQuery query) {
-            return query.trend();
-        }
-
-        @Override
-        public StickinessQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return StickinessQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
-        }
-
-        @Override
-        public JsonNode result(final StickinessQuery query, final TrendQuery.Partial whole) {
-            return query.answer(whole);
-        }
-    }
-
-    /**
-     * Retention reads the partials of its trend of distinct actors per period of the target and the returning event
-     * ({@link RetentionQuery#trend}), rollups and kept answers included, and counts the cohorts of the merged whole.
-     */
-    private static final class RetentionEngine extends OverWholeTrend<RetentionQuery> {
-        @Override
-        TrendQuery trend(final RetentionQuery query) {
-            return query.trend();
-        }
-
-        @Override
-        public RetentionQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return RetentionQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
-        }
-
-        @Override
-        public JsonNode result(final RetentionQuery query, final TrendQuery.Partial whole) {
-            return query.answer(whole);
         }
     }
 
@@ -626,27 +621,6 @@ public final class InsightEngine {
         @Override
         public JsonNode result(final LifecycleQuery query, final LifecycleQuery.Partial whole) {
             return query.answer(whole);
-        }
-    }
-
-    /**
-     * The persons behind a trend's number read the partials of that one series' trend counted per person
-     * ({@link TrendActorsQuery#trend}), and page the merged whole's persons.
-     */
-    private static final class TrendActorsEngine extends OverWholeTrend<TrendActorsQuery> {
-        @Override
-        TrendQuery trend(final TrendActorsQuery query) {
-            return query.trend();
-        }
-
-        @Override
-        public TrendActorsQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return TrendActorsQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
-        }
-
-        @Override
-        public JsonNode result(final TrendActorsQuery query, final TrendQuery.Partial whole) {
-            return query.result(whole);
         }
     }
 
