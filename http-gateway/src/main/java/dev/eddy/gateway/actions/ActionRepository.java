@@ -2,6 +2,7 @@ package dev.eddy.gateway.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.users.User;
@@ -50,9 +51,6 @@ public final class ActionRepository {
     public record Page(long total, List<SavedAction> actions) {
     }
 
-    /** A field's new value: as the API shows it, and as bound to its column. */
-    public record Value(JsonNode json, Object bind) {
-    }
 
     /** A new action's fields. */
     public record Create(String name, String description, List<String> tags, boolean postToSlack, String slackMessageFormat,
@@ -98,7 +96,7 @@ public final class ActionRepository {
      * Applies {@code fields} ({@code pinned}: pin when not pinned yet, or unpin); empty when the project has no such
      * action.
      */
-    public Future<Optional<SavedAction>> update(final long projectId, final long id, final long userId, final Map<String, Value> fields,
+    public Future<Optional<SavedAction>> update(final long projectId, final long id, final long userId, final Map<String, FieldValue> fields,
                                                 final Optional<Boolean> pinned) {
         return pool.<Optional<SavedAction>>withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {

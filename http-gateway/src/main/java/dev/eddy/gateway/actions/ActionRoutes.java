@@ -3,6 +3,7 @@ package dev.eddy.gateway.actions;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
@@ -50,7 +51,7 @@ public final class ActionRoutes {
     private void list(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
-        final String search = Optional.ofNullable(ctx.queryParams().get("search")).filter(s -> !s.isBlank()).orElse(null);
+        final String search = Params.search(ctx);
         projects.require(principal(ctx), projectId)
                 .compose(p -> actions.list(projectId, search, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.actions())))
@@ -77,8 +78,7 @@ public final class ActionRoutes {
 
     /** PostHog keeps actions: a DELETE of one the key may see is 405, pointing at the soft delete. */
     private void delete(final RoutingContext ctx) {
-        found(ctx).onSuccess(action -> ctx.fail(ApiError.methodNotAllowed(
-                "Hard delete of this model is not allowed. Use a patch API call to set \"deleted\" to true"))).onFailure(ctx::fail);
+        found(ctx).onSuccess(action -> ctx.fail(ApiError.hardDeleteNotAllowed())).onFailure(ctx::fail);
     }
 
     /** The action of the path, deleted or not, if the key may see its project (404 otherwise). */
@@ -92,7 +92,7 @@ public final class ActionRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
         final Body body = Body.of(ctx);
-        final Map<String, ActionRepository.Value> fields = new LinkedHashMap<>();
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
         if (body.has("name")) {
             put(fields, "name", name(body), name(body));
         }
@@ -121,8 +121,8 @@ public final class ActionRoutes {
     }
 
     /** A changed field: its value as the API shows it ({@code shown}) and as bound to its column. */
-    private static void put(final Map<String, ActionRepository.Value> fields, final String field, final Object shown, final Object bind) {
-        fields.put(field, new ActionRepository.Value(Json.mapper().valueToTree(shown), bind));
+    private static void put(final Map<String, FieldValue> fields, final String field, final Object shown, final Object bind) {
+        fields.put(field, new FieldValue(Json.mapper().valueToTree(shown), bind));
     }
 
     /** A name, or null; a blank one is refused as PostHog refuses it. */

@@ -2,6 +2,7 @@ package dev.eddy.gateway.cohorts;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.users.User;
 import dev.eddy.serde.Json;
@@ -54,10 +55,6 @@ public final class CohortRepository {
     }
 
     public record Page(long total, List<SavedCohort> cohorts) {
-    }
-
-    /** A field's new value: as the API shows it, and as bound to its column. */
-    public record Value(JsonNode json, Object bind) {
     }
 
     public Future<Page> list(final long projectId, final String search, final int limit, final int offset) {
@@ -126,7 +123,7 @@ public final class CohortRepository {
     }
 
     /** Applies {@code fields}, adds {@code added} and removes {@code removed} members; empty when the project has no such cohort. */
-    public Future<Optional<SavedCohort>> update(final long projectId, final long id, final long userId, final Map<String, Value> fields,
+    public Future<Optional<SavedCohort>> update(final long projectId, final long id, final long userId, final Map<String, FieldValue> fields,
                                                 final Collection<String> added, final Collection<String> removed) {
         return pool.<Optional<SavedCohort>>withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {

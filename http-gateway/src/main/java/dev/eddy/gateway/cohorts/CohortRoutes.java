@@ -3,6 +3,7 @@ package dev.eddy.gateway.cohorts;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.flags.FlagDefinition;
 import dev.eddy.gateway.flags.FeatureFlag;
@@ -77,7 +78,7 @@ public final class CohortRoutes {
     private void list(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
-        final String search = Optional.ofNullable(ctx.queryParams().get("search")).filter(s -> !s.isBlank()).orElse(null);
+        final String search = Params.search(ctx);
         projects.require(principal(ctx), projectId)
                 .compose(p -> cohorts.list(projectId, search, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.cohorts())))
@@ -115,7 +116,7 @@ public final class CohortRoutes {
     private void persons(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
-        final Optional<String> search = Optional.ofNullable(ctx.queryParams().get("search")).filter(s -> !s.isBlank());
+        final Optional<String> search = Optional.ofNullable(Params.search(ctx));
         found(ctx).compose(cohort -> members(projectId, cohort.id(), new PersonQuery(search, page.limit(), page.offset())))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.count(),
                         result.results().stream().map(PersonsRoutes::person).toList())))
@@ -133,28 +134,27 @@ public final class CohortRoutes {
 
     /** PostHog keeps cohorts: a DELETE of one the key may see is 405, pointing at the soft delete. */
     private void delete(final RoutingContext ctx) {
-        found(ctx).onSuccess(cohort -> ctx.fail(ApiError.methodNotAllowed(
-                "Hard delete of this model is not allowed. Use a patch API call to set \"deleted\" to true"))).onFailure(ctx::fail);
+        found(ctx).onSuccess(cohort -> ctx.fail(ApiError.hardDeleteNotAllowed())).onFailure(ctx::fail);
     }
 
     private void update(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
         final Body body = Body.of(ctx);
-        final Map<String, CohortRepository.Value> fields = new LinkedHashMap<>();
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
         if (body.has("name")) {
             final String name = name(body);
-            fields.put("name", new CohortRepository.Value(Json.mapper().valueToTree(name), name));
+            fields.put("name", new FieldValue(Json.mapper().valueToTree(name), name));
         }
         if (body.has("description")) {
             final String description = Optional.ofNullable(body.string("description", MAX_DESCRIPTION)).orElse("");
-            fields.put("description", new CohortRepository.Value(Json.mapper().valueToTree(description), description));
+            fields.put("description", new FieldValue(Json.mapper().valueToTree(description), description));
         }
         final boolean changesFilters = body.has("filters") || body.has("groups");
         final JsonNode filters = changesFilters ? filters(body) : null;
         if (body.has("deleted")) {
             final boolean deleted = body.bool("deleted");
-            fields.put("deleted", new CohortRepository.Value(Json.mapper().valueToTree(deleted), deleted));
+            fields.put("deleted", new FieldValue(Json.mapper().valueToTree(deleted), deleted));
         }
         found(ctx).compose(cohort -> {
             if (changesFilters && cohort.isStatic() && !filters.isEmpty()) {
@@ -162,7 +162,7 @@ public final class CohortRoutes {
                         "Editing the criteria of a static cohort is not supported yet. Create a new static cohort instead.", "filters"));
             }
             if (changesFilters && !cohort.isStatic()) {
-                fields.put("filters", new CohortRepository.Value(filters, Jsonb.bind(filters)));
+                fields.put("filters", new FieldValue(filters, Jsonb.bind(filters)));
             }
             final boolean deleting = fields.containsKey("deleted") && Boolean.TRUE.equals(fields.get("deleted").bind()) && !cohort.deleted();
             return (changesFilters && !cohort.isStatic() ? references(projectId, id, filters) : Future.<Void>succeededFuture())

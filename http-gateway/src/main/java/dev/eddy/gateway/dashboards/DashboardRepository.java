@@ -2,6 +2,7 @@ package dev.eddy.gateway.dashboards;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.insights.InsightRepository;
@@ -76,10 +77,6 @@ public final class DashboardRepository {
     public record Page(long total, List<Dashboard> dashboards) {
     }
 
-    /** A field's new value: as the API shows it, and as bound to its column. */
-    public record Value(JsonNode json, Object bind) {
-    }
-
     public Future<Page> list(final long projectId, final long caller, final int limit, final int offset) {
         return pool.preparedQuery(COUNT).execute(Tuple.of(projectId)).compose(count -> pool.preparedQuery(PAGE)
                 .execute(Tuple.of(projectId, caller, limit, offset))
@@ -123,7 +120,7 @@ public final class DashboardRepository {
      * Creates a dashboard; with {@code copyFrom} (use_dashboard) it starts with that dashboard's tiles, showing the
      * same insights.
      */
-    public Future<Dashboard> create(final long projectId, final long caller, final Map<String, Value> fields,
+    public Future<Dashboard> create(final long projectId, final long caller, final Map<String, FieldValue> fields,
                                     final Optional<Long> copyFrom) {
         final String mode = copyFrom.isPresent() ? "duplicate" : "default";
         return pool.withTransaction(tx -> tx.preparedQuery(INSERT).execute(Tuple.of(projectId, caller, mode)).compose(rows -> {
@@ -147,7 +144,7 @@ public final class DashboardRepository {
      * not edit it.
      */
     public Future<Optional<Dashboard>> update(final long projectId, final long caller, final long id,
-                                              final Map<String, Value> fields, final boolean deleteInsights) {
+                                              final Map<String, FieldValue> fields, final boolean deleteInsights) {
         return pool.withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {
                 return Future.succeededFuture(Optional.<Dashboard>empty());
@@ -183,11 +180,11 @@ public final class DashboardRepository {
     public Future<Dashboard> createFromTemplate(final long projectId, final long caller, final Template template) {
         return pool.withTransaction(tx -> tx.preparedQuery(INSERT).execute(Tuple.of(projectId, caller, "template")).compose(rows -> {
             final long id = rows.iterator().next().getLong("id");
-            final Map<String, Value> fields = new LinkedHashMap<>();
-            fields.put("name", new Value(Json.mapper().valueToTree(template.name()), template.name()));
-            fields.put("description", new Value(Json.mapper().valueToTree(template.description()), template.description()));
-            fields.put("filters", new Value(template.filters(), Jsonb.bind(template.filters())));
-            fields.put("tags", new Value(Json.mapper().valueToTree(template.tags()), template.tags().toArray(String[]::new)));
+            final Map<String, FieldValue> fields = new LinkedHashMap<>();
+            fields.put("name", new FieldValue(Json.mapper().valueToTree(template.name()), template.name()));
+            fields.put("description", new FieldValue(Json.mapper().valueToTree(template.description()), template.description()));
+            fields.put("filters", new FieldValue(template.filters(), Jsonb.bind(template.filters())));
+            fields.put("tags", new FieldValue(Json.mapper().valueToTree(template.tags()), template.tags().toArray(String[]::new)));
             Future<Void> step = set(tx, projectId, id, fields);
             for (final Template.Tile tile : template.tiles()) {
                 step = step.compose(v -> tile.insight() == null
@@ -227,7 +224,7 @@ public final class DashboardRepository {
         }));
     }
 
-    private static Future<Void> set(final SqlClient tx, final long projectId, final long id, final Map<String, Value> fields) {
+    private static Future<Void> set(final SqlClient tx, final long projectId, final long id, final Map<String, FieldValue> fields) {
         final StringJoiner sets = new StringJoiner(", ");
         final List<Object> values = new ArrayList<>(List.of(projectId, id));
         fields.forEach((field, value) -> {

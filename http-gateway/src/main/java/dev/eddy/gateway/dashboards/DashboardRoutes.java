@@ -3,6 +3,7 @@ package dev.eddy.gateway.dashboards;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
@@ -84,7 +85,7 @@ public final class DashboardRoutes {
     private void create(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Body body = Body.of(ctx);
-        final Map<String, DashboardRepository.Value> fields = fields(body);
+        final Map<String, FieldValue> fields = fields(body);
         final Optional<Long> copyFrom = body.has("use_dashboard") ? Optional.ofNullable(body.integer("use_dashboard", true))
                 : Optional.empty();
         final String templateName = body.has("use_template") ? body.string("use_template", MAX_NAME) : null;
@@ -135,7 +136,7 @@ public final class DashboardRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
         final Body body = Body.of(ctx);
-        final Map<String, DashboardRepository.Value> fields = fields(body);
+        final Map<String, FieldValue> fields = fields(body);
         final boolean deleteInsights = body.has("delete_insights") && body.bool("delete_insights");
         projects.require(principal(ctx), projectId)
                 .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights)
@@ -175,37 +176,37 @@ public final class DashboardRoutes {
     }
 
     /** The writable fields of a create or update body, checked. */
-    static Map<String, DashboardRepository.Value> fields(final Body body) {
-        final Map<String, DashboardRepository.Value> fields = new LinkedHashMap<>();
+    static Map<String, FieldValue> fields(final Body body) {
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
         if (body.has("name")) {
             final String name = body.string("name", MAX_NAME);
-            fields.put("name", new DashboardRepository.Value(Json.mapper().valueToTree(name), name));
+            fields.put("name", new FieldValue(Json.mapper().valueToTree(name), name));
         }
         if (body.has("description")) {
             final String description = Optional.ofNullable(body.string("description", 10_000)).orElse("");
-            fields.put("description", new DashboardRepository.Value(Json.mapper().valueToTree(description), description));
+            fields.put("description", new FieldValue(Json.mapper().valueToTree(description), description));
         }
         for (final String flag : List.of("pinned", "deleted")) {
             if (body.has(flag)) {
                 final boolean value = body.bool(flag);
-                fields.put(flag, new DashboardRepository.Value(Json.mapper().valueToTree(value), value));
+                fields.put(flag, new FieldValue(Json.mapper().valueToTree(value), value));
             }
         }
         if (body.has("tags")) {
             final List<String> tags = body.strings("tags").stream().map(String::trim).filter(t -> !t.isEmpty()).distinct().toList();
-            fields.put("tags", new DashboardRepository.Value(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
+            fields.put("tags", new FieldValue(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
         }
         if (body.has("restriction_level")) {
             final Long level = body.integer("restriction_level", false);
             if (level != Dashboard.CAN_VIEW && level != Dashboard.CAN_EDIT) {
                 throw ApiError.badRequest("invalid_choice", "'restriction_level' must be 21 or 37.", "restriction_level");
             }
-            fields.put("restriction_level", new DashboardRepository.Value(Json.mapper().valueToTree(level), level.shortValue()));
+            fields.put("restriction_level", new FieldValue(Json.mapper().valueToTree(level), level.shortValue()));
         }
         for (final String object : List.of("filters", "variables")) {
             if (body.has(object)) {
                 final JsonNode value = Optional.ofNullable(body.object(object, true)).orElse(Json.mapper().createObjectNode());
-                fields.put(object, new DashboardRepository.Value(value, Jsonb.bind(value)));
+                fields.put(object, new FieldValue(value, Jsonb.bind(value)));
             }
         }
         return fields;

@@ -1,6 +1,7 @@
 package dev.eddy.gateway.dashboards;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.insights.InsightRepository;
 import dev.eddy.serde.Json;
@@ -70,15 +71,15 @@ public record Template(String name, String description, JsonNode filters, List<S
             if ("TEXT".equals(type)) {
                 tiles.add(new Tile(null, Json.mapper().createObjectNode().put("body", tile.path("body").asText("")), layouts, color));
             } else if ("INSIGHT".equals(type)) {
-                final Map<String, InsightRepository.Value> fields = new LinkedHashMap<>();
-                fields.put("name", new InsightRepository.Value(Json.mapper().valueToTree(tile.path("name").asText(null)),
+                final Map<String, FieldValue> fields = new LinkedHashMap<>();
+                fields.put("name", new FieldValue(Json.mapper().valueToTree(tile.path("name").asText(null)),
                         tile.path("name").asText(null)));
-                fields.put("description", new InsightRepository.Value(Json.mapper().valueToTree(tile.path("description").asText("")),
+                fields.put("description", new FieldValue(Json.mapper().valueToTree(tile.path("description").asText("")),
                         tile.path("description").asText("")));
                 final JsonNode insightFilters = tile.path("filters").isObject() ? tile.get("filters") : Json.mapper().createObjectNode();
-                fields.put("filters", new InsightRepository.Value(insightFilters, dev.eddy.gateway.db.Jsonb.bind(insightFilters)));
+                fields.put("filters", new FieldValue(insightFilters, dev.eddy.gateway.db.Jsonb.bind(insightFilters)));
                 if (tile.path("query").isObject()) {
-                    fields.put("query", new InsightRepository.Value(tile.get("query"), dev.eddy.gateway.db.Jsonb.bind(tile.get("query"))));
+                    fields.put("query", new FieldValue(tile.get("query"), dev.eddy.gateway.db.Jsonb.bind(tile.get("query"))));
                 }
                 tiles.add(new Tile(new InsightRepository.Write(fields, Optional.empty()), null, layouts, color));
             } else {

@@ -2,6 +2,7 @@ package dev.eddy.gateway.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.users.User;
@@ -48,9 +49,6 @@ public final class FeatureFlagRepository {
     public record Page(long total, List<FeatureFlag> flags) {
     }
 
-    /** A field's new value: as the API shows it, and as bound to its column. */
-    public record Value(JsonNode json, Object bind) {
-    }
 
     /**
      * A change and the flag before it.
@@ -91,7 +89,7 @@ public final class FeatureFlagRepository {
     }
 
     /** Applies {@code fields} and bumps the version; empty when the project has no such flag. */
-    public Future<Optional<Change>> update(final long projectId, final long id, final long userId, final Map<String, Value> fields) {
+    public Future<Optional<Change>> update(final long projectId, final long id, final long userId, final Map<String, FieldValue> fields) {
         return pool.<Optional<Change>>withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {
                 return Future.succeededFuture(Optional.empty());

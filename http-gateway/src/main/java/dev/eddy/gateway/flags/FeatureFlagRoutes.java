@@ -5,6 +5,7 @@ import dev.eddy.flags.FlagDefinition;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
 import dev.eddy.gateway.cohorts.CohortRepository;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
@@ -105,19 +106,19 @@ public final class FeatureFlagRoutes {
     private void update(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
-        final Map<String, FeatureFlagRepository.Value> fields = fields(Body.of(ctx));
+        final Map<String, FieldValue> fields = fields(Body.of(ctx));
         change(ctx, projectId, id, fields, 200);
     }
 
     /** PostHog keeps deleted flags: DELETE is the soft delete {@code deleted: true}. */
     private void delete(final RoutingContext ctx) {
-        final Map<String, FeatureFlagRepository.Value> fields = new LinkedHashMap<>();
-        fields.put("deleted", new FeatureFlagRepository.Value(Json.mapper().valueToTree(true), true));
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
+        fields.put("deleted", new FieldValue(Json.mapper().valueToTree(true), true));
         change(ctx, Params.pathId(ctx, "project_id"), Params.pathId(ctx, "id"), fields, 204);
     }
 
     private void change(final RoutingContext ctx, final long projectId, final long id,
-                        final Map<String, FeatureFlagRepository.Value> fields, final int status) {
+                        final Map<String, FieldValue> fields, final int status) {
         projects.require(principal(ctx), projectId)
                 .compose(p -> fields.containsKey("filters") ? cohortsExist(projectId, fields.get("filters").json()) : Future.<Void>succeededFuture())
                 .compose(p -> flags.find(projectId, id))
@@ -134,25 +135,25 @@ public final class FeatureFlagRoutes {
                 .onFailure(ctx::fail);
     }
 
-    static Map<String, FeatureFlagRepository.Value> fields(final Body body) {
-        final Map<String, FeatureFlagRepository.Value> fields = new LinkedHashMap<>();
+    static Map<String, FieldValue> fields(final Body body) {
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
         if (body.has("key")) {
             final String key = FlagFilters.key(body.string("key", 400));
-            fields.put("key", new FeatureFlagRepository.Value(Json.mapper().valueToTree(key), key));
+            fields.put("key", new FieldValue(Json.mapper().valueToTree(key), key));
         }
         if (body.has("name")) {
             final String name = Optional.ofNullable(body.string("name", 10_000)).orElse("");
-            fields.put("name", new FeatureFlagRepository.Value(Json.mapper().valueToTree(name), name));
+            fields.put("name", new FieldValue(Json.mapper().valueToTree(name), name));
         }
         if (body.has("filters")) {
             final JsonNode filters = Optional.ofNullable(body.object("filters", true)).orElse(Json.mapper().createObjectNode());
             FlagFilters.check(filters);
-            fields.put("filters", new FeatureFlagRepository.Value(filters, Jsonb.bind(filters)));
+            fields.put("filters", new FieldValue(filters, Jsonb.bind(filters)));
         }
         for (final String flag : new String[] {"active", "deleted", "ensure_experience_continuity"}) {
             if (body.has(flag)) {
                 final boolean value = body.bool(flag);
-                fields.put(flag, new FeatureFlagRepository.Value(Json.mapper().valueToTree(value), value));
+                fields.put(flag, new FieldValue(Json.mapper().valueToTree(value), value));
             }
         }
         return fields;

@@ -48,6 +48,11 @@ public final class ApiError extends RuntimeException {
         return new ApiError(405, "invalid_request", "method_not_allowed", detail, null, null);
     }
 
+    /** PostHog's answer to a DELETE of what it only soft-deletes (actions, cohorts). */
+    public static ApiError hardDeleteNotAllowed() {
+        return methodNotAllowed("Hard delete of this model is not allowed. Use a patch API call to set \"deleted\" to true");
+    }
+
     public static ApiError payloadTooLarge() {
         return new ApiError(413, "invalid_request", "payload_too_large", "Request body is too large.", null, null);
     }

@@ -42,4 +42,10 @@ public final class Params {
     static String urlEncode(final String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
+
+    /** A list's {@code search} parameter, or null when absent or blank. */
+    public static String search(final RoutingContext ctx) {
+        final String search = ctx.queryParams().get("search");
+        return search == null || search.isBlank() ? null : search;
+    }
 }

@@ -3,6 +3,7 @@ package dev.eddy.gateway.insights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.users.User;
@@ -83,11 +84,7 @@ public final class InsightRepository {
      * @param fields     API field name to its new value (as JSON, for the activity log) and bind value
      * @param dashboards the dashboards it should be on, when given
      */
-    public record Write(Map<String, Value> fields, Optional<List<Long>> dashboards) {
-    }
-
-    /** A field's new value: as the API shows it, and as bound to its column. */
-    public record Value(JsonNode json, Object bind) {
+    public record Write(Map<String, FieldValue> fields, Optional<List<Long>> dashboards) {
     }
 
     public Future<Page> list(final long projectId, final Filter f, final int limit, final int offset) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
@@ -234,41 +235,41 @@ public final class InsightRoutes {
 
     /** The fields of a create or update body, checked. */
     static InsightRepository.Write write(final Body body) {
-        final Map<String, InsightRepository.Value> fields = new LinkedHashMap<>();
+        final Map<String, FieldValue> fields = new LinkedHashMap<>();
         for (final String field : List.of("name", "derived_name")) {
             if (body.has(field)) {
                 final String value = body.string(field, MAX_NAME);
-                fields.put(field, new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+                fields.put(field, new FieldValue(Json.mapper().valueToTree(value), value));
             }
         }
         if (body.has("description")) {
             final String value = Optional.ofNullable(body.string("description", 10_000)).orElse("");
-            fields.put("description", new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+            fields.put("description", new FieldValue(Json.mapper().valueToTree(value), value));
         }
         if (body.has("filters")) {
             final JsonNode filters = Optional.ofNullable(body.object("filters", true)).orElse(Json.mapper().createObjectNode());
-            fields.put("filters", new InsightRepository.Value(filters, Jsonb.bind(filters)));
+            fields.put("filters", new FieldValue(filters, Jsonb.bind(filters)));
         }
         if (body.has("query")) {
             final JsonNode query = queryOf(body);
-            fields.put("query", new InsightRepository.Value(query == null ? NullNode.getInstance() : query, Jsonb.bind(query)));
+            fields.put("query", new FieldValue(query == null ? NullNode.getInstance() : query, Jsonb.bind(query)));
         }
         if (body.has("order")) {
             final Long order = body.integer("order", true);
             if (order != null && (order < Integer.MIN_VALUE || order > Integer.MAX_VALUE)) {
                 throw ApiError.badRequest("invalid_input", "'order' must be a 32-bit integer.", "order");
             }
-            fields.put("order", new InsightRepository.Value(Json.mapper().valueToTree(order), order == null ? null : order.intValue()));
+            fields.put("order", new FieldValue(Json.mapper().valueToTree(order), order == null ? null : order.intValue()));
         }
         for (final String field : List.of("deleted", "saved", "favorited")) {
             if (body.has(field)) {
                 final boolean value = body.bool(field);
-                fields.put(field, new InsightRepository.Value(Json.mapper().valueToTree(value), value));
+                fields.put(field, new FieldValue(Json.mapper().valueToTree(value), value));
             }
         }
         if (body.has("tags")) {
             final List<String> tags = body.strings("tags").stream().map(String::trim).filter(t -> !t.isEmpty()).distinct().toList();
-            fields.put("tags", new InsightRepository.Value(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
+            fields.put("tags", new FieldValue(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
         }
         final Optional<List<Long>> dashboards = body.has("dashboards") ? Optional.of(body.integers("dashboards")) : Optional.empty();
         return new InsightRepository.Write(fields, dashboards);
