@@ -88,10 +88,12 @@ public final class Selector {
         if (parts.isEmpty()) {
             return true;
         }
-        final List<String> ids = ElementsChain.ids(chain);
-        for (final Part part : parts) {
-            if (part.id != null && !ids.contains(part.id)) {
-                return false;
+        if (parts.stream().anyMatch(p -> p.id != null)) {
+            final List<String> ids = ElementsChain.ids(chain);
+            for (final Part part : parts) {
+                if (part.id != null && !ids.contains(part.id)) {
+                    return false;
+                }
             }
         }
         // "#id" alone is the id's check only.

@@ -71,14 +71,9 @@ public final class TrendActorsQuery {
         series.put("math", TrendMath.AVG_COUNT_PER_ACTOR.name().toLowerCase(java.util.Locale.ROOT));
         series.remove(List.of("math_property", "math_group_type_index"));
         asTrend.putArray("actions".equals(type) ? "actions" : "events").add(series);
-        // By the hour: a data point's bounds are kept as they are, whatever the trend's interval was; an end without a
-        // time (a total value's range) is the end of its day, as the trend's own interval had it.
-        asTrend.put("interval", "hour");
-        final String dateTo = request.path("date_to").asText("");
-        if (!dateTo.isBlank() && !dateTo.contains("T") && !List.of("hour", "minute").contains(request.path("interval").asText("day"))) {
-            final java.time.ZonedDateTime end = DateExpression.parse(dateTo, zone, now.atZone(zone)).time();
-            asTrend.put("date_to", end.truncatedTo(java.time.temporal.ChronoUnit.DAYS).plusDays(1).minusNanos(1000).toOffsetDateTime().toString());
-        }
+        // An hourly trend's points keep their bounds to the hour; every other point spans whole days, read by the day
+        // (a month's point is 31 cells of per-person counts, not 744), a date alone ending at the end of its day.
+        asTrend.put("interval", List.of("hour", "minute").contains(request.path("interval").asText("day")) ? "hour" : "day");
         asTrend.put("breakdown_limit", Integer.MAX_VALUE);
         final int limit = Math.max(1, Math.min(request.path("limit").asInt(100), 10_000));
         final int offset = Math.max(0, request.path("offset").asInt(0));

@@ -41,7 +41,7 @@ class TrendActorsQueryTest {
                 + "\"date_to\":\"2020-01-12T23:59:59.999999Z\"}");
         assertThat(day.get("count").asInt()).isEqualTo(2);
         assertThat(day.get("actors").toString()).isEqualTo("[[\"p1\",2],[\"p2\",1]]");
-        final JsonNode hour = run("{\"entity_id\":\"$pageview\",\"date_from\":\"2020-01-12T10:00:00Z\",\"date_to\":\"2020-01-12T10:59:59.999999Z\"}");
+        final JsonNode hour = run("{\"entity_id\":\"$pageview\",\"interval\":\"hour\",\"date_from\":\"2020-01-12T10:00:00Z\",\"date_to\":\"2020-01-12T10:59:59.999999Z\"}");
         assertThat(hour.get("actors").toString()).as("the hour's bounds as given").isEqualTo("[[\"p1\",1]]");
         final JsonNode safari = run("{\"entity_id\":\"$pageview\",\"date_from\":\"2020-01-01\",\"date_to\":\"2020-01-30\",\"breakdown\":\"$browser\","
                 + "\"breakdown_value\":\"Safari\",\"limit\":1}");
