@@ -310,6 +310,25 @@ class InsightQueriesIT extends EddyIT {
         assertThat(steps.get(1).get("average_conversion_time").asDouble()).as("1 h, 1 h and the visitor's 2 h").isEqualTo(4800);
         assertThat(steps.get(1).get("median_conversion_time").asDouble()).isEqualTo(3600);
 
+        // Each step links to its persons: f1, f2 and the visitor (one person, anon-2 and user-2) paid; f3 dropped off.
+        assertThat(steps.get(0).get("dropped_people_url").isNull()).as("nobody drops off before the first step").isTrue();
+        assertThat(steps.get(1).get("converted_people_url").asText()).startsWith("/api/projects/1/persons/funnel/?").contains("funnel_step=2");
+        final JsonNode paid = persons(steps.get(1).get("converted_people_url").asText().substring(1)).get("results").get(0);
+        assertThat(paid.get("people")).extracting(p -> p.get("distinct_ids").toString().contains("user-2") ? "visitor" : p.get("distinct_ids").get(0).asText())
+                .containsExactlyInAnyOrder("f1", "f2", "visitor");
+        final JsonNode dropped = persons(steps.get(1).get("dropped_people_url").asText().substring(1)).get("results").get(0);
+        assertThat(dropped.get("people")).extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactly("f3");
+        final JsonNode entered = persons(steps.get(0).get("converted_people_url").asText().substring(1) + "&limit=3").get("results").get(0);
+        assertThat(entered.get("count").asInt()).isEqualTo(3);
+        // PostHog's clients also send the filter as a body.
+        final HttpResponse<String> posted = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/persons/funnel/",
+                FUNNEL.replace("{\"events\"", "{\"funnel_step\":-2,\"events\""));
+        assertThat(posted.statusCode()).as(posted.body()).isEqualTo(200);
+        assertThat(TestEddy.json(posted).get("results").get(0).get("people")).extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactly("f3");
+        final HttpResponse<String> noStep = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/persons/funnel/", FUNNEL);
+        assertThat(noStep.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(noStep).get("detail").asText()).contains("funnel_step is required");
+
         final String excluded = FUNNEL.replace("\"funnel_window_interval\"",
                 "\"exclusions\":[{\"id\":\"x\",\"funnel_from_step\":0,\"funnel_to_step\":1}],\"funnel_window_interval\"");
         assertThat(counts(funnel(excluded))).as("f2 leaves the funnel").containsExactly(3, 2);

@@ -122,6 +122,10 @@ class ManagementAuthMatrixIT {
                         + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/retention", "/api/projects/1/persons/retention/?selected_interval=0", "person:read", null,
                         Kind.PROJECT),
+                new Row("GET", P + "/persons/funnel", "/api/projects/1/persons/funnel/?funnel_step=1&events="
+                        + query("[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]"), "person:read", null, Kind.PROJECT),
+                new Row("POST", P + "/persons/funnel", "/api/projects/1/persons/funnel/", "person:read",
+                        "{\"funnel_step\":-2,\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]}", Kind.PROJECT),
                 new Row("GET", P + "/persons/lifecycle", "/api/projects/1/persons/lifecycle/?target_date=-1d&lifecycle_type=new&events="
                         + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,

@@ -143,6 +143,9 @@ class SavedInsightResultsIT extends EddyIT {
         final JsonNode funnel = get(insight("{\"name\":\"signup funnel\",\"query\":" + FUNNEL_QUERY + "}"), "?refresh=blocking");
         assertThat(funnel.get("result")).extracting(step -> step.get("count").asInt()).containsExactly(4, 3);
         assertThat(funnel.get("result").get(1).get("average_conversion_time").asDouble()).as("1 h each").isEqualTo(3600);
+        // A saved funnel's steps link to their persons as the insight route's do.
+        assertThat(funnel.get("result").get(1).get("dropped_people_url").asText()).startsWith("/api/projects/1/persons/funnel/?")
+                .contains("funnel_step=-2");
     }
 
     @Test

@@ -89,13 +89,16 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     private final Optional<PeriodFunnel> trends;
     private final Optional<FunnelBreakdown> breakdown;
     private final OptionalInt aggregationGroup;
+    /** The actors a persons request lists ({@link #parseActors}), or empty for the funnel's figures. */
+    private final Optional<FunnelActors> actors;
     /** How each actor is evaluated (both kinds hold only the funnel's settings: shared by every actor and thread). */
     private final OrderedFunnel ordered;
     private final UnorderedFunnel unordered;
 
     private FunnelQuery(final List<Step> steps, final List<Exclusion> exclusions, final String orderType, final long windowMicros,
                         final DateRange range, final PropertyFilter global, final Optional<TimeToConvert> timeToConvert,
-                        final Optional<PeriodFunnel> trends, final Optional<FunnelBreakdown> breakdown, final OptionalInt aggregationGroup) {
+                        final Optional<PeriodFunnel> trends, final Optional<FunnelBreakdown> breakdown, final OptionalInt aggregationGroup,
+                        final Optional<FunnelActors> actors) {
         this.steps = steps;
         this.exclusions = exclusions;
         this.orderType = orderType;
@@ -106,6 +109,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
         this.trends = trends;
         this.breakdown = breakdown;
         this.aggregationGroup = aggregationGroup;
+        this.actors = actors;
         this.ordered = "unordered".equals(orderType) ? null : new OrderedFunnel(steps.size(), windowMicros, "strict".equals(orderType));
         this.unordered = "unordered".equals(orderType) ? new UnorderedFunnel(steps.size(), windowMicros) : null;
     }
@@ -115,6 +119,33 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
      */
     public static FunnelQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
                                     final Instant now, final Supplier<Optional<Instant>> earliest) {
+        return parse(query, zone, weekStart, testAccountFilters, now, earliest, false);
+    }
+
+    /**
+     * The actors behind a number of the funnel {@code request} describes, as PostHog's {@code persons/funnel/} lists
+     * them ({@link FunnelActors}): its {@link #result} is a page of their ids, {@code {count, actors: [[id, null], ...]}}.
+     * A time-to-convert funnel lists the persons of its steps, as PostHog's does.
+     *
+     * @throws IllegalArgumentException naming what is wrong with the request, or what Eddy does not list yet
+     */
+    public static FunnelQuery parseActors(final JsonNode request, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
+                                          final Instant now, final Supplier<Optional<Instant>> earliest) {
+        if (!request.isObject()) {
+            throw new IllegalArgumentException("a persons request must be an object");
+        }
+        if (request.hasNonNull("aggregation_group_type_index")) {
+            throw new IllegalArgumentException("the groups behind a funnel's numbers are not listed by Eddy yet");
+        }
+        final com.fasterxml.jackson.databind.node.ObjectNode funnel = ((com.fasterxml.jackson.databind.node.ObjectNode) request).deepCopy();
+        if ("time_to_convert".equals(funnel.path("funnel_viz_type").asText())) {
+            funnel.put("funnel_viz_type", "steps");
+        }
+        return parse(funnel, zone, weekStart, testAccountFilters, now, earliest, true);
+    }
+
+    private static FunnelQuery parse(final JsonNode query, final ZoneId zone, final DayOfWeek weekStart, final JsonNode testAccountFilters,
+                                     final Instant now, final Supplier<Optional<Instant>> earliest, final boolean listsActors) {
         // The legacy filter's line graph without a viz type is a funnel trend.
         final String viz = query.path("funnel_viz_type").isTextual() ? query.get("funnel_viz_type").asText()
                 : "ActionsLineGraph".equals(query.path("display").asText()) ? "trends" : "steps";
@@ -199,7 +230,10 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
         } else if ("trends".equals(viz)) {
             trends = Optional.of(new PeriodFunnel(n, windowMicros, orderType, fromStep.orElse(0), toStep.orElse(n - 1)));
         }
-        return new FunnelQuery(steps, exclusions, orderType, windowMicros, range, global, timeToConvert, trends, breakdown, aggregationGroup);
+        final Optional<FunnelActors> actors = listsActors ? Optional.of(FunnelActors.parse(query, n, trends.isPresent(), range, zone))
+                : Optional.empty();
+        return new FunnelQuery(steps, exclusions, orderType, windowMicros, range, global, timeToConvert, trends, breakdown, aggregationGroup,
+                actors);
     }
 
     private static OptionalInt aggregationGroup(final JsonNode index) {
@@ -315,6 +349,8 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
          * {@link #outcomes} (a kept funnel's persons, {@link FunnelProgress}); null when none are.
          */
         FunnelTally tally;
+        /** A persons request's: per breakdown value, the ids of the actors it {@link FunnelActors#takes takes} under it. */
+        final Map<List<String>, List<String>> actors = new HashMap<>();
 
         /** Adds actors summed up in {@code more} (a funnel {@link #tallied}). */
         void add(final FunnelTally more) {
@@ -337,6 +373,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                 return a;
             }));
             other.groups.forEach((key, events) -> groups.computeIfAbsent(key, k -> new ArrayList<>()).addAll(events));
+            other.actors.forEach((value, ids) -> actors.computeIfAbsent(value, v -> new ArrayList<>()).addAll(ids));
             return this;
         }
 
@@ -351,6 +388,9 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             }
             for (final List<FunnelEvent> events : groups.values()) {
                 bytes += 64 + 64L * events.size();
+            }
+            for (final List<String> ids : actors.values()) {
+                bytes += 64 + 88L * ids.size();
             }
             return bytes;
         }
@@ -375,7 +415,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
      * may be kept for another query ({@link FunnelProgress}).
      */
     public Optional<String> progressShape() {
-        if (aggregationGroup.isPresent() || !global.fixedByEvent() || breakdown.isPresent() && !"event".equals(breakdown.get().type())) {
+        if (actors.isPresent() || aggregationGroup.isPresent() || !global.fixedByEvent() || breakdown.isPresent() && !"event".equals(breakdown.get().type())) {
             return Optional.empty();
         }
         final StringBuilder shape = new StringBuilder("order=").append(orderType).append(";window=").append(windowMicros)
@@ -449,11 +489,12 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     /**
      * Takes one person's events: evaluates the person, or (aggregating by groups) keeps the events for their groups.
      *
+     * @param person the person's id (its uuid), which a persons request lists
      * @param events the person's timeline events in time order (any range: those outside the query's are skipped)
      * @param source the properties each event's filters and breakdown read
      */
-    public void add(final Partial partial, final List<TimelineEvent> events, final Function<TimelineEvent, PropertyFilter.Source> source,
-                    final Instant now) {
+    public void add(final Partial partial, final String person, final List<TimelineEvent> events,
+                    final Function<TimelineEvent, PropertyFilter.Source> source, final Instant now) {
         final List<FunnelEvent> fed = new ArrayList<>();
         final boolean strict = "strict".equals(orderType);
         for (final TimelineEvent e : events) {
@@ -500,7 +541,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                 fed.add(event);
             }
         }
-        evaluate(fed, partial);
+        evaluate(fed, partial, person);
     }
 
     /**
@@ -850,7 +891,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                 } else if (tally != null) {
                     tally.add(outcome(actorEvents));
                 } else {
-                    evaluate(actorEvents, partial);
+                    evaluate(actorEvents, partial, actor.toString());
                 }
             });
             if (tally != null && !tally.isEmpty()) {
@@ -1142,7 +1183,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     /** What one person (its events in timeline order) adds to a partial, alone; null when nothing. */
     FunnelProgress.Contribution contribution(final List<FunnelEvent> events) {
         final Partial own = new Partial();
-        evaluate(events, own);
+        evaluate(events, own, null);
         return FunnelProgress.Contribution.of(own);
     }
 
@@ -1166,8 +1207,11 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
         return trends.isPresent() ? 2 * range.buckets().size() : 0;
     }
 
-    /** Evaluates one actor (its events in time order) under each breakdown value it has, into {@code into}. */
-    private void evaluate(final List<FunnelEvent> fed, final Partial into) {
+    /**
+     * Evaluates one actor (its events in time order) under each breakdown value it has, into {@code into}; a persons
+     * request's also keeps the actor's id ({@code actor}) under each value where it is listed.
+     */
+    private void evaluate(final List<FunnelEvent> fed, final Partial into, final String actor) {
         if (fed.isEmpty()) {
             return;
         }
@@ -1191,6 +1235,9 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                     if (result == 1) {
                         counts[2 * period + 1]++;
                     }
+                    if (actors.isPresent() && actors.get().takes(period, result)) {
+                        into.actors.computeIfAbsent(value, v -> new ArrayList<>()).add(actor);
+                    }
                 });
                 continue;
             }
@@ -1198,6 +1245,9 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                     : ordered.evaluate(events, attributionStep, value);
             if (outcome.counts()) {
                 into.outcomes.computeIfAbsent(value, v -> new ArrayList<>()).add(outcome);
+                if (actors.isPresent() && actors.get().takes(outcome)) {
+                    into.actors.computeIfAbsent(value, v -> new ArrayList<>()).add(actor);
+                }
             }
         }
     }
@@ -1209,6 +1259,9 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     @Override
     public JsonNode result(final Partial whole) {
         final Partial evaluated = evaluateGroups(whole);
+        if (actors.isPresent()) {
+            return actors(evaluated, actors.get());
+        }
         if (timeToConvert.isPresent()) {
             return timeToConvert(evaluated, timeToConvert.get());
         }
@@ -1236,7 +1289,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
      * breakdown, over persons): a kept funnel then adds its persons summed up, not one by one.
      */
     public boolean tallied() {
-        return breakdown.isEmpty() && trends.isEmpty() && timeToConvert.isEmpty() && aggregationGroup.isEmpty();
+        return actors.isEmpty() && breakdown.isEmpty() && trends.isEmpty() && timeToConvert.isEmpty() && aggregationGroup.isEmpty();
     }
 
     /** Actors evaluated so far, and the groups of a group-aggregated funnel evaluated now, each over its events in time order. */
@@ -1258,7 +1311,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                     distinct.add(e);
                 }
             }
-            evaluate(distinct, evaluated);
+            evaluate(distinct, evaluated, key);
         }
         return evaluated;
     }
@@ -1271,11 +1324,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     private List<Map.Entry<List<String>, List<FunnelOutcome>>> limited(final Map<List<String>, List<FunnelOutcome>> outcomes) {
         final FunnelBreakdown b = breakdown.orElseThrow();
         final Map<List<String>, List<FunnelOutcome>> grouped = new HashMap<>();
-        int row = 0;
-        for (final List<String> value : byCounts(outcomes)) {
-            final List<String> shown = row++ < b.limit() ? value : b.other();
-            grouped.computeIfAbsent(shown, v -> new ArrayList<>()).addAll(outcomes.get(value));
-        }
+        shownValues(outcomes).forEach((value, shown) -> grouped.computeIfAbsent(shown, v -> new ArrayList<>()).addAll(outcomes.get(value)));
         final List<Map.Entry<List<String>, List<FunnelOutcome>>> result = new ArrayList<>();
         for (final List<String> value : byCounts(grouped)) {
             if (result.size() <= b.limit()) {
@@ -1283,6 +1332,32 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             }
         }
         return result;
+    }
+
+    /** Each breakdown value as its steps are shown: itself among the first {@code breakdown_limit}, else {@code Other}. */
+    private Map<List<String>, List<String>> shownValues(final Map<List<String>, List<FunnelOutcome>> outcomes) {
+        final FunnelBreakdown b = breakdown.orElseThrow();
+        final Map<List<String>, List<String>> shown = new java.util.LinkedHashMap<>();
+        for (final List<String> value : byCounts(outcomes)) {
+            shown.put(value, shown.size() < b.limit() ? value : b.other());
+        }
+        return shown;
+    }
+
+    /**
+     * A persons request's page: the ids of the actors it takes, under the breakdown value it names (as the funnel
+     * shows values: those past the limit as {@code Other}), each once, in order.
+     */
+    private JsonNode actors(final Partial whole, final FunnelActors target) {
+        final Map<List<String>, List<String>> shown = breakdown.isEmpty() || trends.isPresent() ? Map.of() : shownValues(whole.outcomes);
+        final java.util.TreeSet<String> ids = new java.util.TreeSet<>();
+        whole.actors.forEach((value, list) -> {
+            final List<String> as = shown.getOrDefault(value, value);
+            if (breakdown.isEmpty() || target.takesValue(breakdown.get().array() ? as : List.of(as.isEmpty() ? "" : as.get(0)))) {
+                ids.addAll(list);
+            }
+        });
+        return target.page().of(new ArrayList<>(ids));
     }
 
     private List<List<String>> byCounts(final Map<List<String>, List<FunnelOutcome>> outcomes) {
@@ -1349,7 +1424,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                 node.set("breakdown", shown);
                 node.set("breakdown_value", shown);
             });
-            // Listing the persons of a step is not served yet.
+            // The links to the step's persons are the gateway's to write (it knows the project and the filter).
             node.putNull("converted_people_url");
             node.putNull("dropped_people_url");
         }

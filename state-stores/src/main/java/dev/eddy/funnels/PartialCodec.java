@@ -12,19 +12,20 @@ import java.util.Map;
 /**
  * The bytes of a {@link FunnelQuery.Partial}, as instances send them to the one that merges.
  *
- * <p>Version 2, big-endian ({@link DataOutputStream}): {@code [version 2]}, then three sections, each a count and
- * its entries, and the tally:
+ * <p>Version 3, big-endian ({@link DataOutputStream}): {@code [version 3]}, then three sections, each a count and
+ * its entries, the tally, and the actors a persons request lists:
  * <ul>
  *   <li>outcomes: {@code [value][count]([step reached: 2][timings count: 2][timing: 8]*)*};</li>
  *   <li>trend periods: {@code [value][periods: 4]([reached from: 8][converted: 8])*};</li>
  *   <li>groups: {@code [key][count]([time: 8][uuid][steps: 2 + 2 each][exclusions: 2 + 2 each][value])*};</li>
- *   <li>the actors summed up: {@code [0]} when none, else {@code [1]} and the {@link FunnelTally#write tally}.</li>
+ *   <li>the actors summed up: {@code [0]} when none, else {@code [1]} and the {@link FunnelTally#write tally};</li>
+ *   <li>actors listed: {@code [values: 4]([value][count: 4][id]*)*}.</li>
  * </ul>
  * A value is a 2-byte count of strings; a string a 4-byte length and UTF-8; a uuid a tag byte then 16 bytes (0) or
  * {@code DataOutputStream.writeUTF} text (1, for an id that is not a canonical uuid): {@link Binary#writeId}.
  */
 final class PartialCodec {
-    private static final byte VERSION = 2;
+    private static final byte VERSION = 3;
 
     private PartialCodec() {
     }
@@ -63,13 +64,21 @@ final class PartialCodec {
             if (partial.tally != null) {
                 partial.tally.write(out);
             }
+            out.writeInt(partial.actors.size());
+            for (final Map.Entry<List<String>, List<String>> e : partial.actors.entrySet()) {
+                value(out, e.getKey());
+                out.writeInt(e.getValue().size());
+                for (final String id : e.getValue()) {
+                    Binary.writeId(out, id);
+                }
+            }
         });
     }
 
     /**
      * @param steps   the query's number of steps (what events and outcomes may name)
      * @param periods the query's number of trend periods (0 unless a funnel trend)
-     * @throws IllegalArgumentException on bytes that are not a version-2 partial of such a query
+     * @throws IllegalArgumentException on bytes that are not a version-3 partial of such a query
      */
     static FunnelQuery.Partial decode(final byte[] bytes, final int steps, final int periods) {
         return Binary.read(bytes, VERSION, "a funnel partial", in -> {
@@ -117,6 +126,16 @@ final class PartialCodec {
             }
             if (in.readBoolean()) {
                 partial.tally = FunnelTally.read(in, steps);
+            }
+            final int listed = count(in, 4);
+            for (int v = 0; v < listed; v++) {
+                final List<String> value = value(in);
+                final int count = count(in, 4);
+                final List<String> ids = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    ids.add(Binary.readId(in));
+                }
+                partial.actors.put(value, ids);
             }
             return partial;
         });

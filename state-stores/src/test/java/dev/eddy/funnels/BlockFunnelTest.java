@@ -59,6 +59,13 @@ class BlockFunnelTest {
                     + "\"eddy_action\":{\"id\":6,\"name\":\"other\",\"steps\":[{\"event\":\"other\",\"properties\":[{\"key\":\"amount\","
                     + "\"value\":\"10\",\"operator\":\"gt\"}]}]}}]}");
 
+    /** The persons behind funnels' numbers ({@link FunnelQuery#parseActors}): read from blocks as from timelines. */
+    private static final List<String> ACTOR_QUERIES = List.of(
+            "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_step\":2,\"limit\":10,\"offset\":3}",
+            "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_step\":-3,\"breakdown\":\"$browser\",\"funnel_step_breakdown\":\"Chrome\"}",
+            "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_custom_steps\":[1,3],\"funnel_order_type\":\"unordered\"}",
+            "{" + STEPS + ",\"date_from\":\"-30d\",\"funnel_viz_type\":\"trends\",\"entrance_period_start\":\"2020-01-20\",\"drop_off\":true}");
+
     @Test
     void blocksAnswerEveryFunnelAsTheTimelinesDo() throws IOException {
         for (final long seed : new long[] {1, 2, 3}) {
@@ -123,11 +130,12 @@ class BlockFunnelTest {
             timelines.values().forEach(events -> events.sort(Comparator.comparingLong(TimelineEvent::timeMicros)
                     .thenComparing((a, b) -> compareUnsigned(a.uuid(), b.uuid()))));
             for (final String zone : zones) {
-                for (final String json : QUERIES) {
-                    final FunnelQuery query = FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of(zone), DayOfWeek.SUNDAY, null, NOW,
-                            Optional::empty);
+                for (final String json : java.util.stream.Stream.concat(QUERIES.stream(), ACTOR_QUERIES.stream()).toList()) {
+                    final FunnelQuery query = ACTOR_QUERIES.contains(json)
+                            ? FunnelQuery.parseActors(Json.mapper().readTree(json), ZoneId.of(zone), DayOfWeek.SUNDAY, null, NOW, Optional::empty)
+                            : FunnelQuery.parse(Json.mapper().readTree(json), ZoneId.of(zone), DayOfWeek.SUNDAY, null, NOW, Optional::empty);
                     final FunnelQuery.Partial byTimeline = query.partial();
-                    timelines.forEach((person, events) -> query.add(byTimeline, events,
+                    timelines.forEach((person, events) -> query.add(byTimeline, person.toString(), events,
                             e -> new TimelineEventSource(person.toString(), e, lookup), NOW));
                     final FunnelQuery.Partial byBlock = query.partial();
                     final FunnelQuery.BlockRowsCollector collector = query.collector(lookup, NOW);

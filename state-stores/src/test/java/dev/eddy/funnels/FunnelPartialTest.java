@@ -54,10 +54,10 @@ class FunnelPartialTest {
         final FunnelQuery funnel = journeys.parse(TIME_TO_CONVERT, NOW);
         final byte[] bytes = journeys.fill(funnel, funnel.partial(), NOW).encode();
         assertThatThrownBy(() -> funnel.decode(new byte[0])).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> funnel.decode(new byte[] {9, 0, 0, 0, 0})).hasMessage("not a funnel partial of version 2");
+        assertThatThrownBy(() -> funnel.decode(new byte[] {9, 0, 0, 0, 0})).hasMessage("not a funnel partial of version 3");
         assertThatThrownBy(() -> funnel.decode(Arrays.copyOf(bytes, bytes.length - 3))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> funnel.decode(Arrays.copyOf(bytes, bytes.length + 1))).hasMessage("trailing bytes after a funnel partial");
-        assertThatThrownBy(() -> funnel.decode(new byte[] {2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}))
+        assertThatThrownBy(() -> funnel.decode(new byte[] {3, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}))
                 .hasMessage("funnel partial has a count past its end");
         // A partial of a three-step funnel names steps a two-step one does not have.
         final FunnelQuery three = journeys.parse(TIME_TO_CONVERT.replace("{\"id\":\"step two\",\"order\":1}",

@@ -75,7 +75,7 @@ class FunnelQueryTest {
     private static void add(final FunnelQuery funnel, final FunnelQuery.Partial partial, final String one, final String two) {
         final List<TimelineEvent> events = List.of(event("step one", one), event("step two", two));
         final PropertyFilter.Source none = PropertyFilter.Source.ofEvent(Json.mapper().createObjectNode());
-        funnel.add(partial, events, e -> none, NOW);
+        funnel.add(partial, "p", events, e -> none, NOW);
     }
 
     private static TimelineEvent event(final String name, final String time) {

@@ -86,7 +86,10 @@ final class Journeys {
 
     /** The persons alternately over two partials, each encoded and decoded, then merged: must equal {@link #run}. */
     JsonNode runSplit(final String query, final Instant now) {
-        final FunnelQuery funnel = parse(query, now);
+        return runSplit(parse(query, now), now);
+    }
+
+    private JsonNode runSplit(final FunnelQuery funnel, final Instant now) {
         final FunnelQuery.Partial first = funnel.partial();
         final FunnelQuery.Partial second = funnel.partial();
         int i = 0;
@@ -102,6 +105,26 @@ final class Journeys {
         final JsonNode whole = run(query, now);
         assertThat(runSplit(query, now)).as("split over two partials").isEqualTo(whole);
         return whole;
+    }
+
+    /**
+     * The page of persons a persons request lists ({@link FunnelQuery#parseActors}), as {@code [id, ...]}, asserting
+     * that two partials sent as bytes list the same.
+     */
+    List<String> actors(final String request, final Instant now) {
+        final FunnelQuery funnel = FunnelQuery.parseActors(json(request), zone, DayOfWeek.SUNDAY, null, now, Optional::empty);
+        final JsonNode whole = funnel.result(fill(funnel, funnel.partial(), now));
+        assertThat(runSplit(funnel, now)).as("split over two partials").isEqualTo(whole);
+        final List<String> ids = new ArrayList<>();
+        whole.path("actors").forEach(a -> ids.add(a.get(0).asText()));
+        assertThat(whole.path("count").asInt()).isGreaterThanOrEqualTo(ids.size());
+        return ids;
+    }
+
+    /** How many persons a persons request finds in all (every page). */
+    int actorCount(final String request, final Instant now) {
+        final FunnelQuery funnel = FunnelQuery.parseActors(json(request), zone, DayOfWeek.SUNDAY, null, now, Optional::empty);
+        return funnel.result(fill(funnel, funnel.partial(), now)).path("count").asInt();
     }
 
     FunnelQuery parse(final String query, final Instant now) {
@@ -122,7 +145,7 @@ final class Journeys {
                 return groups.getOrDefault(typeIndex + ":" + groupKey, Json.mapper().createObjectNode());
             }
         };
-        funnel.add(partial, events, e -> new TimelineEventSource(person, e, lookup), now);
+        funnel.add(partial, person, events, e -> new TimelineEventSource(person, e, lookup), now);
     }
 
     static JsonNode json(final String text) {

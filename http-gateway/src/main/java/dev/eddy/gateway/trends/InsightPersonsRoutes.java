@@ -35,7 +35,10 @@ import java.util.Optional;
  *   last_refresh}}, the persons with most events there first, each with its {@code value_at_data_point};</li>
  *   <li>{@code .../persons/stickiness/}: a stickiness filter with {@code stickiness_days} and {@code entity_order};
  *   {@code .../persons/lifecycle/}: a lifecycle filter with {@code target_date} and {@code lifecycle_type};
- *   {@code {results: [{people, count}], next}}.</li>
+ *   {@code {results: [{people, count}], next}};</li>
+ *   <li>{@code .../persons/funnel/} ({@code GET}, or {@code POST} with the filter as the body): a funnel's filter with
+ *   {@code funnel_step} (or {@code funnel_custom_steps}) and {@code funnel_step_breakdown}, or a funnel trend's with
+ *   {@code entrance_period_start} and {@code drop_off}; the envelope of trends, persons ordered by id.</li>
  * </ul>
  */
 public final class InsightPersonsRoutes {
@@ -58,11 +61,21 @@ public final class InsightPersonsRoutes {
         router.get(BASE + "stickiness").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.STICKINESS));
         router.get(BASE + "lifecycle").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.LIFECYCLE));
         router.get(BASE + "retention").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.RETENTION));
+        router.get(BASE + "funnel").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.FUNNEL_ACTORS));
+        // PostHog's funnel persons also take the filter as a JSON body (the query parameters win where both name a field).
+        router.post(BASE + "funnel").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> {
+            final ObjectNode request = InsightQueryRoutes.body(ctx).deepCopy();
+            request.setAll(InsightQueryRoutes.fromParams(ctx.queryParams()));
+            persons(ctx, InsightEngine.Kind.FUNNEL_ACTORS, request);
+        });
     }
 
     private void persons(final RoutingContext ctx, final InsightEngine.Kind kind) {
+        persons(ctx, kind, InsightQueryRoutes.fromParams(ctx.queryParams()));
+    }
+
+    private void persons(final RoutingContext ctx, final InsightEngine.Kind kind, final ObjectNode request) {
         final long projectId = Params.pathId(ctx, "project_id");
-        final ObjectNode request = InsightQueryRoutes.fromParams(ctx.queryParams());
         if (kind == InsightEngine.Kind.STICKINESS && !request.hasNonNull("stickiness_days")) {
             throw dev.eddy.gateway.http.ApiError.badRequest("required", "'stickiness_days' is required.", "stickiness_days");
         }
@@ -106,7 +119,7 @@ public final class InsightPersonsRoutes {
                     body.put("results", List.of(result));
                     final String initial = ctx.request().uri();
                     body.put("next", offset + limit < page.total() ? next(ctx, offset + limit) : null);
-                    if (kind == InsightEngine.Kind.TREND_ACTORS) {
+                    if (kind == InsightEngine.Kind.TREND_ACTORS || kind == InsightEngine.Kind.FUNNEL_ACTORS) {
                         body.put("initial", initial);
                         body.put("missing_persons", page.missing());
                         body.put("is_cached", false);

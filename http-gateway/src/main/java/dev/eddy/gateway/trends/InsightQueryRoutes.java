@@ -55,15 +55,6 @@ public final class InsightQueryRoutes {
         };
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
                 .compose(project -> queries.calculate(kind, project, query).map(result -> {
-                    if (kind == InsightEngine.Kind.TREND && !query.hasNonNull("formula")) {
-                        PersonsUrls.add(project.id(), query, result, java.time.ZoneId.of(project.timezone()));
-                    } else if (kind == InsightEngine.Kind.STICKINESS) {
-                        PersonsUrls.addStickiness(project.id(), query, result);
-                    } else if (kind == InsightEngine.Kind.LIFECYCLE) {
-                        PersonsUrls.addLifecycle(project.id(), query, result);
-                    } else if (kind == InsightEngine.Kind.RETENTION) {
-                        PersonsUrls.addRetention(project.id(), query, result);
-                    }
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("result", result);
                     body.put("timezone", project.timezone());
@@ -88,7 +79,8 @@ public final class InsightQueryRoutes {
         return insight.equalsIgnoreCase(query.path("insight").asText()) || insight.equalsIgnoreCase(query.path("shown_as").asText());
     }
 
-    private static JsonNode body(final RoutingContext ctx) {
+    /** The request's JSON object body ({@code {}} when empty). */
+    static ObjectNode body(final RoutingContext ctx) {
         final String text = ctx.body() == null ? null : ctx.body().asString();
         if (text == null || text.isBlank()) {
             return Json.mapper().createObjectNode();
@@ -98,7 +90,7 @@ public final class InsightQueryRoutes {
             if (node == null || !node.isObject()) {
                 throw ApiError.badRequest("invalid_input", "The body must be a JSON object.", null);
             }
-            return node;
+            return (ObjectNode) node;
         } catch (final JacksonException e) {
             throw ApiError.badRequest("invalid_input", "Malformed JSON: " + e.getOriginalMessage(), null);
         }

@@ -58,10 +58,14 @@ public final class InsightQueryService {
         return calculate(kind, project, query, control());
     }
 
-    /** A calculation of {@code kind}, stopped when {@code control} is cancelled or runs out of time. */
+    /**
+     * A calculation of {@code kind}, stopped when {@code control} is cancelled or runs out of time; its numbers link to
+     * their persons ({@link PersonsUrls}).
+     */
     public Future<JsonNode> calculate(final InsightEngine.Kind kind, final Project project, final JsonNode query, final QueryControl control) {
         final Timer.Sample sample = Timer.start();
-        return inliner.inline(project.id(), query).compose(inlined -> calculateUntimed(kind, project, inlined, control)).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
+        return inliner.inline(project.id(), query).compose(inlined -> calculateUntimed(kind, project, inlined, control))
+                .map(result -> PersonsUrls.add(kind, project, query, result)).onComplete(done -> sample.stop(Timer.builder("eddy.insights.query")
                 .description("Insight calculations (trends, funnels, stickiness, lifecycles), from parsing to the merged answer").tag("kind", kind.path())
                 .tag("outcome", done.succeeded() ? "ok" : done.cause() instanceof ApiError e ? Integer.toString(e.status()) : "error")
                 .publishPercentiles(0.5, 0.99).register(registry)));

@@ -3,6 +3,8 @@ package dev.eddy.gateway.trends;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.projects.Project;
+import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +32,28 @@ final class PersonsUrls {
     private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     private PersonsUrls() {
+    }
+
+    /**
+     * The links of an insight's answer to its persons, written into {@code result} as PostHog writes them for its
+     * kind (none for a persons page, a path or a trend with a formula); {@code query} as the user sent it.
+     */
+    static JsonNode add(final InsightEngine.Kind kind, final Project project, final JsonNode query, final JsonNode result) {
+        switch (kind) {
+            case TREND -> {
+                if (!query.hasNonNull("formula")) {
+                    add(project.id(), query, result, ZoneId.of(project.timezone()));
+                }
+            }
+            case STICKINESS -> addStickiness(project.id(), query, result);
+            case LIFECYCLE -> addLifecycle(project.id(), query, result);
+            case RETENTION -> addRetention(project.id(), query, result);
+            case FUNNEL -> addFunnel(project.id(), query, result);
+            default -> {
+                // Paths and the persons pages themselves link to no persons.
+            }
+        }
+        return result;
     }
 
     static void add(final long projectId, final JsonNode query, final JsonNode result, final ZoneId zone) {
@@ -130,6 +154,43 @@ final class PersonsUrls {
         for (int i = 0; i < result.size(); i++) {
             if (result.get(i) instanceof ObjectNode row && !row.has("breakdown_values")) {
                 row.put("people_url", "/" + link(projectId, "retention", query, Map.of("selected_interval", Integer.toString(i))).get("url").asText());
+            }
+        }
+    }
+
+    /**
+     * Funnel steps: each step's {@code converted_people_url} (those who completed it: {@code funnel_step} N, 1-based)
+     * and {@code dropped_people_url} (those who stopped before it: -N; null on the first step, which nobody drops
+     * off before), root-relative as PostHog's, to {@code persons/funnel/}; a broken-down step's with its
+     * {@code funnel_step_breakdown}. Funnel trends and time-to-convert answers have no step lists and get none.
+     */
+    static void addFunnel(final long projectId, final JsonNode query, final JsonNode result) {
+        if (!result.isArray()) {
+            return;
+        }
+        for (final JsonNode list : result) {
+            for (final JsonNode node : list.isArray() ? list : result) {
+                if (!(node instanceof ObjectNode step) || !step.has("converted_people_url")) {
+                    continue;
+                }
+                final int number = step.path("order").asInt(0) + 1;
+                final Map<String, String> converted = new LinkedHashMap<>();
+                converted.put("funnel_step", Integer.toString(number));
+                final Map<String, String> dropped = new LinkedHashMap<>();
+                dropped.put("funnel_step", Integer.toString(-number));
+                if (step.has("breakdown_value")) {
+                    converted.put("funnel_step_breakdown", InsightPersonsRoutes.encode(step.get("breakdown_value")));
+                    dropped.put("funnel_step_breakdown", InsightPersonsRoutes.encode(step.get("breakdown_value")));
+                }
+                step.put("converted_people_url", "/" + link(projectId, "funnel", query, converted).get("url").asText());
+                if (number == 1) {
+                    step.putNull("dropped_people_url");
+                } else {
+                    step.put("dropped_people_url", "/" + link(projectId, "funnel", query, dropped).get("url").asText());
+                }
+            }
+            if (!list.isArray()) {
+                return;
             }
         }
     }

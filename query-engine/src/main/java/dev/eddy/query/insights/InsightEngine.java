@@ -306,12 +306,14 @@ public final class InsightEngine {
 
     public enum Kind {
         TREND(new TrendEngine()),
-        FUNNEL(new FunnelEngine()),
+        FUNNEL(new FunnelEngine(FunnelQuery::parse)),
         STICKINESS(new OverWholeTrend<>(StickinessQuery::parse, StickinessQuery::trend, StickinessQuery::answer)),
         LIFECYCLE(new LifecycleEngine()),
         RETENTION(new OverWholeTrend<>(RetentionQuery::parse, RetentionQuery::trend, RetentionQuery::answer)),
         PATHS(new PathEngine()),
-        TREND_ACTORS(new OverWholeTrend<>(TrendActorsQuery::parse, TrendActorsQuery::trend, TrendActorsQuery::result));
+        TREND_ACTORS(new OverWholeTrend<>(TrendActorsQuery::parse, TrendActorsQuery::trend, TrendActorsQuery::result)),
+        /** The persons behind a funnel's step (converted or dropped off) or a funnel trend's period: the funnel read with their ids kept. */
+        FUNNEL_ACTORS(new FunnelEngine(FunnelQuery::parseActors));
 
         final Engine<?, ?> engine;
 
@@ -750,9 +752,15 @@ public final class InsightEngine {
      * timelines person by person (the store's key order), each in time order.
      */
     private static final class FunnelEngine extends OverPartials<FunnelQuery, FunnelQuery.Partial> {
+        private final QueryParser<FunnelQuery> parser;
+
+        FunnelEngine(final QueryParser<FunnelQuery> parser) {
+            this.parser = parser;
+        }
+
         @Override
         public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return FunnelQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parser.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
         }
 
 
@@ -869,7 +877,7 @@ public final class InsightEngine {
                 return;
             }
             final String id = person.toString();
-            query.add(partial, timeline, e -> new TimelineEventSource(id, e, properties), now);
+            query.add(partial, id, timeline, e -> new TimelineEventSource(id, e, properties), now);
         }
 
 
