@@ -114,6 +114,36 @@ class CohortsIT extends EddyIT {
     }
 
     @Test
+    void trendsAndFunnelsBreakDownByCohorts() {
+        // Pro users (u1, u3) and all: u1's two pageviews and u3's; all five. A static cohort of u2 answers its id as a value.
+        final long u2 = created("{\"name\":\"u2 only " + UUID.randomUUID() + "\",\"is_static\":true,\"csv\":\"u2\\n\"}").get("id").asLong();
+        final HttpResponse<String> trend = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"events\":[{\"id\":\"$pageview\"}],\"breakdown_type\":\"cohort\",\"breakdown\":[" + pro + "," + u2 + ",\"all\"]," + RANGE + "}");
+        assertThat(trend.statusCode()).as(trend.body()).isEqualTo(200);
+        final JsonNode items = TestEddy.json(trend).get("result");
+        assertThat(items).extracting(i -> i.get("label").asText() + "=" + i.get("count").asInt())
+                .containsExactly("all users=5", "Pro users=3", items.get(2).get("label").asText() + "=2");
+        assertThat(items.get(1).get("breakdown_value").asLong()).isEqualTo(pro);
+        assertThat(items.get(0).get("breakdown_value").asText()).isEqualTo("all");
+        // The persons behind the Pro users' first day: u1.
+        final JsonNode people = TestEddy.json(eddy.getAuthorized("/" + items.get(1).get("persons_urls").get(0).get("url").asText()));
+        assertThat(people.get("results").get(0).get("people")).extracting(p -> p.get("distinct_ids").get(0).asText()).containsExactly("u1");
+
+        final HttpResponse<String> funnel = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/",
+                "{\"events\":[{\"id\":\"$pageview\",\"order\":0},{\"id\":\"$pageview\",\"order\":1}],\"breakdown_type\":\"cohort\","
+                        + "\"breakdown\":[" + pro + "]," + RANGE + "}");
+        assertThat(funnel.statusCode()).as(funnel.body()).isEqualTo(200);
+        final JsonNode steps = TestEddy.json(funnel).get("result").get(0);
+        assertThat(steps.get(0).get("breakdown").asText()).isEqualTo("Pro users");
+        assertThat(steps).extracting(step -> step.get("count").asInt()).as("u1 twice, u3 once").containsExactly(2, 1);
+
+        final HttpResponse<String> unknown = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/",
+                "{\"events\":[{\"id\":\"$pageview\"}],\"breakdown_type\":\"cohort\",\"breakdown\":[999998]}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(unknown).get("detail").asText()).isEqualTo("Cohort ID 999998 does not exist!");
+    }
+
+    @Test
     void flagsMatchCohortsOnTheServerAndSendThemForLocalEvaluation() throws InterruptedException {
         final String key = "pro-" + UUID.randomUUID().toString().substring(0, 8);
         final HttpResponse<String> flag = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/feature_flags/", "{\"key\":\"" + key + "\","

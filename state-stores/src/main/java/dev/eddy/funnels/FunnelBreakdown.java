@@ -3,6 +3,7 @@ package dev.eddy.funnels;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.eddy.trends.CohortBreakdown;
 import dev.eddy.trends.PropertyFilter;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,9 +27,15 @@ import java.util.Set;
  * @param attributionStep the 0-based step of {@code step} attribution, else -1
  * @param limit           how many values are shown before the rest is summed up as {@code Other}
  * @param normalizeUrl    {@code breakdown_normalize_url}: trailing {@code /?#} are cut from event values
+ * @param cohorts         a cohort breakdown's cohorts ({@code breakdown_type: cohort}): an event's value is the keys of
+ *                        the listed cohorts its person is in now (and {@code all}), so every event of a person has the
+ *                        same; first and last touch evaluate the person under the first of them in the breakdown's
+ *                        order (PostHog's pick among a person's cohorts is arbitrary), all events and step attribution
+ *                        under each; shown with {@code breakdown} the cohort's name, {@code breakdown_value} its id (0
+ *                        for all), every cohort on its own (no Other)
  */
 record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex, boolean array, String attribution, int attributionStep,
-                       int limit, boolean normalizeUrl) {
+                       int limit, boolean normalizeUrl, Optional<CohortBreakdown> cohorts) {
     static final int DEFAULT_LIMIT = 25;
     static final String OTHER = "Other";
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -62,6 +69,13 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
         if ("events".equals(type)) {
             type = "event";
         }
+        if ("cohort".equals(type)) {
+            final String attribution = attribution(query);
+            final int step = "step".equals(attribution) ? attributionStep(query.path("breakdown_attribution_value"), steps) : -1;
+            final CohortBreakdown cohorts = CohortBreakdown.parse(breakdown, query.get(CohortBreakdown.INLINED));
+            return Optional.of(new FunnelBreakdown(cohorts.values().stream().map(CohortBreakdown.Value::key).toList(), type, -1, false, attribution,
+                    step, Integer.MAX_VALUE, false, Optional.of(cohorts)));
+        }
         if (!List.of("event", "person", "group").contains(type)) {
             throw new IllegalArgumentException("breakdown_type " + type + " is not supported in funnels by Eddy yet");
         }
@@ -92,11 +106,7 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
         if (limit < 0) {
             throw new IllegalArgumentException("breakdown_limit must be at least 1");
         }
-        final String attribution = query.path("breakdown_attribution_type").isTextual()
-                ? query.get("breakdown_attribution_type").asText().toLowerCase(Locale.ROOT) : "first_touch";
-        if (!List.of("first_touch", "last_touch", "all_events", "step").contains(attribution)) {
-            throw new IllegalArgumentException("breakdown_attribution_type must be first_touch, last_touch, all_events or step");
-        }
+        final String attribution = attribution(query);
         int step = -1;
         if ("step".equals(attribution)) {
             step = attributionStep(query.path("breakdown_attribution_value"), steps);
@@ -105,7 +115,16 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
             }
         }
         return Optional.of(new FunnelBreakdown(properties, type, groupIndex, array, attribution, step, limit == 0 ? DEFAULT_LIMIT : limit,
-                "event".equals(type) && array && query.path("breakdown_normalize_url").asBoolean(false)));
+                "event".equals(type) && array && query.path("breakdown_normalize_url").asBoolean(false), Optional.empty()));
+    }
+
+    private static String attribution(final JsonNode query) {
+        final String attribution = query.path("breakdown_attribution_type").isTextual()
+                ? query.get("breakdown_attribution_type").asText().toLowerCase(Locale.ROOT) : "first_touch";
+        if (!List.of("first_touch", "last_touch", "all_events", "step").contains(attribution)) {
+            throw new IllegalArgumentException("breakdown_attribution_type must be first_touch, last_touch, all_events or step");
+        }
+        return attribution;
     }
 
     private static int attributionStep(final JsonNode value, final int steps) {
@@ -128,8 +147,17 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
                 || breakdown.isArray() && breakdown.isEmpty();
     }
 
-    /** The value of one event: per property its text, {@code ""} where missing or null. */
-    List<String> valueOf(final PropertyFilter.Source source) {
+    /** The value of one event: per property its text, {@code ""} where missing or null (a cohort breakdown's: its person's cohorts). */
+    List<String> valueOf(final PropertyFilter.Source source, final java.time.Instant now) {
+        if (cohorts.isPresent()) {
+            final List<String> keys = new ArrayList<>(2);
+            for (final CohortBreakdown.Value cohort : cohorts.get().values()) {
+                if (cohort.contains(source, now)) {
+                    keys.add(cohort.key());
+                }
+            }
+            return keys;
+        }
         final List<String> value = new ArrayList<>(properties.size());
         for (final String property : properties) {
             final JsonNode node = switch (type) {
@@ -148,7 +176,15 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
 
     /** Whether an actor is evaluated per value only over the events carrying it ({@code all_events}). */
     boolean filtersEvents() {
-        return "all_events".equals(attribution);
+        return "all_events".equals(attribution) && cohorts.isEmpty();
+    }
+
+    /**
+     * The 0-based step whose event must carry the value an actor is evaluated under, or -1: a cohort breakdown's value
+     * is its person's, carried by every event alike.
+     */
+    int refusingStep() {
+        return cohorts.isPresent() ? -1 : attributionStep;
     }
 
     /**
@@ -161,6 +197,14 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
     List<List<String>> candidates(final List<FunnelEvent> events, final boolean unordered) {
         if (events.isEmpty()) {
             return List.of();
+        }
+        if (cohorts.isPresent()) {
+            final List<String> keys = events.get(0).breakdown();
+            if (keys.isEmpty() || "step".equals(attribution) && !unordered && events.stream().noneMatch(e -> e.matches(attributionStep))) {
+                return List.of();
+            }
+            return List.of("first_touch", "last_touch").contains(attribution) ? List.of(List.of(keys.get(0)))
+                    : keys.stream().map(List::of).toList();
         }
         return switch (attribution) {
             case "first_touch" -> List.of(touch(events));
@@ -204,12 +248,41 @@ record FunnelBreakdown(List<String> properties, String type, int groupTypeIndex,
      * breakdown asked for as a string.
      */
     JsonNode render(final List<String> value) {
+        if (cohorts.isPresent()) {
+            final Optional<CohortBreakdown.Value> cohort = cohorts.get().value(value.isEmpty() ? "" : value.get(0));
+            return cohort.flatMap(CohortBreakdown.Value::cohort).<JsonNode>map(c -> NODES.numberNode(c.id())).orElse(NODES.numberNode(0));
+        }
         if (!array) {
             return NODES.textNode(value.isEmpty() ? "" : value.get(0));
         }
         final ArrayNode node = NODES.arrayNode();
         value.forEach(node::add);
         return node;
+    }
+
+    /** How a step shows its value as {@code breakdown}: as {@link #render}, a cohort by its name ({@code all users}). */
+    JsonNode name(final List<String> value) {
+        if (cohorts.isPresent()) {
+            return NODES.textNode(cohorts.get().value(value.isEmpty() ? "" : value.get(0)).map(CohortBreakdown.Value::label).orElse(""));
+        }
+        return render(value);
+    }
+
+    /**
+     * The forms in which a persons request may name a value ({@code funnel_step_breakdown}, as a list of texts): as
+     * {@link #render} shows it; a cohort by its id, all by 0 or {@code all}.
+     */
+    List<List<String>> requested(final List<String> value) {
+        if (cohorts.isPresent()) {
+            final String key = value.isEmpty() ? "" : value.get(0);
+            return CohortBreakdown.ALL.equals(key) ? List.of(List.of("0"), List.of(key)) : List.of(List.of(key));
+        }
+        return List.of(array ? value : List.of(value.isEmpty() ? "" : value.get(0)));
+    }
+
+    /** Where a cohort breakdown lists a value (0 for any other breakdown): values that tie are shown in this order. */
+    int rank(final List<String> value) {
+        return cohorts.map(c -> c.rank(value.isEmpty() ? "" : value.get(0))).orElse(0);
     }
 
     /** The value that gathers the values past the limit. */

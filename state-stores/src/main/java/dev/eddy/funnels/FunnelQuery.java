@@ -534,7 +534,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                 continue;
             }
             final FunnelEvent event = new FunnelEvent(e.timeMicros(), e.uuid().toString(), matched.stream().mapToInt(Integer::intValue).toArray(),
-                    gaps.stream().mapToInt(Integer::intValue).toArray(), breakdown.map(b -> b.valueOf(props)).orElse(List.of()));
+                    gaps.stream().mapToInt(Integer::intValue).toArray(), breakdown.map(b -> b.valueOf(props, now)).orElse(List.of()));
             if (group != null) {
                 partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).add(event);
             } else {
@@ -769,7 +769,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                     stepsMatched = intern(matched);
                     gapsMatched = intern(gaps);
                 }
-                final int rowKind = kindOf(stepsMatched, gapsMatched, breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r)) : List.of());
+                final int rowKind = kindOf(stepsMatched, gapsMatched, breakdown.isPresent() ? breakdown.get().valueOf(rows.at(r), now) : List.of());
                 if (actorOf[actorCode] == MINE) {
                     actorOf[actorCode] = persons != null ? person(persons, actorCode) : actor(group);
                     lastBlockActors.add(actorKeys.get(actorOf[actorCode]));
@@ -1216,7 +1216,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             return;
         }
         final List<List<String>> values = breakdown.isEmpty() ? NO_BREAKDOWN : breakdown.get().candidates(fed, unordered != null);
-        final int attributionStep = breakdown.isEmpty() ? -1 : breakdown.get().attributionStep();
+        final int attributionStep = breakdown.isEmpty() ? -1 : breakdown.get().refusingStep();
         final boolean filtered = breakdown.isPresent() && breakdown.get().filtersEvents();
         for (final List<String> value : values) {
             final List<FunnelEvent> events = filtered ? fed.stream().filter(e -> e.breakdown().equals(value)).toList() : fed;
@@ -1353,7 +1353,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
         final java.util.TreeSet<String> ids = new java.util.TreeSet<>();
         whole.actors.forEach((value, list) -> {
             final List<String> as = shown.getOrDefault(value, value);
-            if (breakdown.isEmpty() || target.takesValue(breakdown.get().array() ? as : List.of(as.isEmpty() ? "" : as.get(0)))) {
+            if (breakdown.isEmpty() || breakdown.get().requested(as).stream().anyMatch(target::takesValue)) {
                 ids.addAll(list);
             }
         });
@@ -1381,7 +1381,7 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             }
             return 0;
         };
-        return counts.keySet().stream().sorted(byReached.thenComparing(FunnelQuery::compareValues)).toList();
+        return counts.keySet().stream().sorted(byReached.thenComparingInt(breakdown.get()::rank).thenComparing(FunnelQuery::compareValues)).toList();
     }
 
     /** Values compared as ClickHouse compares arrays of strings: element by element, then the shorter first. */
@@ -1420,9 +1420,8 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             node.set("average_conversion_time", s.average().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             node.set("median_conversion_time", s.median().<JsonNode>map(NODES::numberNode).orElse(NODES.nullNode()));
             value.ifPresent(v -> {
-                final JsonNode shown = breakdown.orElseThrow().render(v);
-                node.set("breakdown", shown);
-                node.set("breakdown_value", shown);
+                node.set("breakdown", breakdown.orElseThrow().name(v));
+                node.set("breakdown_value", breakdown.orElseThrow().render(v));
             });
             // The links to the step's persons are the gateway's to write (it knows the project and the filter).
             node.putNull("converted_people_url");

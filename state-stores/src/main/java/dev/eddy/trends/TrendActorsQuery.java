@@ -58,7 +58,7 @@ public final class TrendActorsQuery {
         }
         final ObjectNode asTrend = NODES.objectNode();
         for (final String copied : List.of("properties", "filter_test_accounts", "breakdown", "breakdown_type", "breakdown_group_type_index",
-                "breakdown_normalize_url", "breakdowns", "date_from", "date_to")) {
+                "breakdown_normalize_url", "breakdowns", CohortBreakdown.INLINED, "date_from", "date_to")) {
             if (request.has(copied)) {
                 asTrend.set(copied, request.get(copied));
             }

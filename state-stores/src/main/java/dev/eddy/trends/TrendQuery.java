@@ -73,7 +73,7 @@ public final class TrendQuery {
      * A breakdown by one property ({@code breakdown}), or by a list of one to three ({@code breakdowns}), whose values
      * are lists: a combination is kept as its values joined by {@link #SEPARATOR}, and answered as PostHog's list.
      */
-    record Breakdown(List<Dimension> dimensions, boolean listed, int limit, boolean hideOther) {
+    record Breakdown(List<Dimension> dimensions, boolean listed, int limit, boolean hideOther, Optional<CohortBreakdown> cohorts) {
         /** Between the values of a combination, in its key; no text property holds it. */
         static final String SEPARATOR = "\u001f";
 
@@ -218,6 +218,14 @@ public final class TrendQuery {
         if (listed && text(query.get("breakdown")).isPresent()) {
             throw new IllegalArgumentException("a trend is broken down by breakdown or by breakdowns, not both");
         }
+        if (!listed && "cohort".equals(query.path("breakdown_type").asText()) && !CohortBreakdown.ids(query.get("breakdown")).isEmpty()) {
+            if (query.hasNonNull("breakdown_histogram_bin_count")) {
+                throw new IllegalArgumentException("breakdown_histogram_bin_count does not apply to a cohort breakdown");
+            }
+            // Every cohort listed is shown (no limit, no Other), as PostHog shows them.
+            return Optional.of(new Breakdown(List.of(new Dimension("cohort", "cohort", -1, false)), false, Integer.MAX_VALUE, true,
+                    Optional.of(CohortBreakdown.parse(query.get("breakdown"), query.get(CohortBreakdown.INLINED)))));
+        }
         final List<Dimension> dimensions = new ArrayList<>();
         if (listed) {
             if (!list.isArray() || list.size() > 3) {
@@ -243,15 +251,19 @@ public final class TrendQuery {
         if (dimensions.isEmpty()) {
             return Optional.empty();
         }
+        if (dimensions.stream().anyMatch(d -> "cohort".equals(d.type()))) {
+            throw new IllegalArgumentException("cohorts are broken down by breakdown with breakdown_type cohort, not in breakdowns");
+        }
         final int limit = query.path("breakdown_limit").asInt(DEFAULT_BREAKDOWN_LIMIT);
         if (limit < 1) {
             throw new IllegalArgumentException("breakdown_limit must be at least 1");
         }
-        return Optional.of(new Breakdown(List.copyOf(dimensions), listed, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false)));
+        return Optional.of(new Breakdown(List.copyOf(dimensions), listed, limit, query.path("breakdown_hide_other_aggregation").asBoolean(false),
+                Optional.empty()));
     }
 
     private static Dimension dimension(final String property, final String type, final int groupIndex, final boolean normalizeUrl) {
-        if (!List.of("event", "person", "group").contains(type)) {
+        if (!List.of("event", "person", "group", "cohort").contains(type)) {
             throw new IllegalArgumentException("breakdown_type " + type + " is not supported by Eddy yet");
         }
         if ("group".equals(type) && (groupIndex < 0 || groupIndex > 4)) {
@@ -585,6 +597,11 @@ public final class TrendQuery {
             }
             final OptionalDouble value = s.mathProperty().flatMap(p -> PropertyFilter.number(source.event(p)))
                     .map(OptionalDouble::of).orElse(OptionalDouble.empty());
+            final Optional<CohortBreakdown> cohorts = breakdown.flatMap(Breakdown::cohorts);
+            if (cohorts.isPresent()) {
+                addToCohorts(partial, s, cohorts.get(), time, actor, value, source, now);
+                continue;
+            }
             final String breakdownValue = breakdown.map(b -> breakdownValue(b, source)).orElse("");
             final TrendEvent counted = new TrendEvent(time, actor, value, breakdownValue);
             for (int r = 0; r < ranges.size(); r++) {
@@ -655,11 +672,28 @@ public final class TrendQuery {
             }
             final OptionalDouble value = valueColumn == null ? OptionalDouble.empty()
                     : PropertyFilter.number(valueColumn.value(r)).map(OptionalDouble::of).orElse(OptionalDouble.empty());
+            if (breakdown.isPresent() && breakdown.get().cohorts().isPresent()) {
+                addToCohorts(partial, s, breakdown.get().cohorts().get(), TimelineEvent.instant(time), actor, value, rows.at(r), now);
+                continue;
+            }
             final String breakdownValue = breakdownByCode != null ? breakdownByCode[breakdownColumn.code(r)]
                     : breakdown.isPresent() ? breakdownValue(breakdown.get(), rows.at(r)) : "";
             final TrendEvent counted = new TrendEvent(TimelineEvent.instant(time), actor, value, breakdownValue);
             for (int p = 0; p < ranges.size(); p++) {
                 partial.series.get(p * series.size() + s.order()).add(counted);
+            }
+        }
+    }
+
+    /** Counts an event of a series under each cohort broken down by that its person is in now (and under {@code all}). */
+    private void addToCohorts(final Partial partial, final Series s, final CohortBreakdown cohorts, final Instant time, final String actor,
+                              final OptionalDouble value, final PropertyFilter.Source source, final Instant now) {
+        for (final CohortBreakdown.Value cohort : cohorts.values()) {
+            if (cohort.contains(source, now)) {
+                final TrendEvent counted = new TrendEvent(time, actor, value, cohort.key());
+                for (int r = 0; r < ranges.size(); r++) {
+                    partial.series.get(r * series.size() + s.order()).add(counted);
+                }
             }
         }
     }
@@ -813,7 +847,11 @@ public final class TrendQuery {
                 continue;
             }
             for (int i = 0; i < series.size(); i++) {
-                for (final TrendSeries.Item item : perSeries.get(i)) {
+                final List<TrendSeries.Item> items = new ArrayList<>(perSeries.get(i));
+                // Cohorts with the most first (the aggregated value of a total), then in the order the breakdown lists them.
+                breakdown.flatMap(Breakdown::cohorts).ifPresent(c -> items.sort(Comparator.comparingDouble(
+                        (TrendSeries.Item item) -> -item.aggregated().orElse(item.count())).thenComparingInt(item -> c.rank(item.breakdownValue()))));
+                for (final TrendSeries.Item item : items) {
                     result.add(compared(item(series.get(i), item, totalValue, period), compareLabel));
                 }
             }
@@ -846,7 +884,9 @@ public final class TrendQuery {
         item.aggregated().ifPresent(v -> node.set("aggregated_value", number(v)));
         final boolean listed = breakdown.map(Breakdown::listed).orElse(false);
         // A combination is named by its values joined by "::", as PostHog labels it; its breakdown_value is the list.
-        final String shown = listed ? String.join("::", item.breakdownValue().split(Breakdown.SEPARATOR, -1)) : item.breakdownValue();
+        final Optional<CohortBreakdown.Value> cohort = breakdown.flatMap(Breakdown::cohorts).flatMap(c -> c.value(item.breakdownValue()));
+        final String shown = listed ? String.join("::", item.breakdownValue().split(Breakdown.SEPARATOR, -1))
+                : cohort.map(CohortBreakdown.Value::label).orElse(item.breakdownValue());
         final String label = breakdown.isEmpty() ? s.label() : series.size() > 1 ? s.label() + " - " + shown : shown;
         node.put("label", label);
         if (listed) {
@@ -854,6 +894,8 @@ public final class TrendQuery {
             for (final String value : item.breakdownValue().split(Breakdown.SEPARATOR, -1)) {
                 values.add(value);
             }
+        } else if (cohort.isPresent()) {
+            node.set("breakdown_value", cohort.get().shown());
         } else if (breakdown.isPresent()) {
             node.put("breakdown_value", item.breakdownValue());
         }
@@ -941,7 +983,12 @@ public final class TrendQuery {
             node.put("count", sum);
         }
         node.put("label", f.label());
-        breakdownValue.ifPresent(v -> node.put("breakdown_value", v));
+        final Optional<CohortBreakdown.Value> cohort = breakdown.flatMap(Breakdown::cohorts).flatMap(c -> breakdownValue.flatMap(c::value));
+        if (cohort.isPresent()) {
+            node.set("breakdown_value", cohort.get().shown());
+        } else {
+            breakdownValue.ifPresent(v -> node.put("breakdown_value", v));
+        }
         node.set("filter", filter);
         node.putNull("action");
         node.put("order", 0);

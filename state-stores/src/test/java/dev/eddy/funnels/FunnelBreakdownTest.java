@@ -304,7 +304,7 @@ class FunnelBreakdownTest {
         assertThatThrownBy(() -> none.parse("{" + TWO_STEPS + ",\"breakdown\":\"industry\",\"breakdown_type\":\"group\"}", NOW))
                 .hasMessageContaining("breakdown_group_type_index");
         assertThatThrownBy(() -> none.parse("{" + TWO_STEPS + ",\"breakdown\":[1],\"breakdown_type\":\"cohort\"}", NOW))
-                .hasMessageContaining("cohort");
+                .hasMessage("Cohort ID 1 does not exist!");
         assertThatThrownBy(() -> none.parse("{" + TWO_STEPS + ",\"breakdown\":\"$browser\",\"breakdown_attribution_type\":\"middle\"}", NOW))
                 .hasMessageContaining("breakdown_attribution_type");
     }
@@ -315,6 +315,43 @@ class FunnelBreakdownTest {
     }
 
     /** Per funnel: its breakdown value, counts, average and median times, e.g. {@code ["Chrome"] 1,1 avg null,3600.0 ...}. */
+    @Test
+    void cohortsAreValuesOfTheirPersons() {
+        // test_funnel_cohort_breakdown: person1 (key=value, in test_cohort) signs up; "all" and the cohort both hold them
+        // with step attribution; first touch puts a person in one cohort (the first listed it is in).
+        final Journeys journeys = new Journeys().person("person1", "{\"key\":\"value\"}").person("person2", "{}")
+                .event("person1", "sign up", "2020-01-02T12:00").event("person2", "sign up", "2020-01-03T12:00")
+                .event("person2", "play movie", "2020-01-03T13:00");
+        final String cohort = "\"eddy_breakdown_cohorts\":{\"7\":{\"id\":7,\"name\":\"test_cohort\",\"filters\":{\"properties\":{\"type\":\"AND\","
+                + "\"values\":[{\"key\":\"key\",\"value\":\"value\",\"type\":\"person\"}]}}}}";
+        final JsonNode step = journeys.runBoth("{" + THREE_STEPS + ",\"breakdown_type\":\"cohort\",\"breakdown\":[\"all\",7]," + cohort
+                + ",\"breakdown_attribution_type\":\"step\",\"breakdown_attribution_value\":0}", NOW);
+        assertThat(step).hasSize(2);
+        assertThat(step.get(0).get(0).get("breakdown").asText()).isEqualTo("all users");
+        assertThat(step.get(0).get(0).get("breakdown_value").asInt()).isEqualTo(0);
+        assertThat(step.get(0)).extracting(s -> s.get("count").asInt()).containsExactly(2, 1, 0);
+        assertThat(step.get(1).get(0).get("breakdown").asText()).isEqualTo("test_cohort");
+        assertThat(step.get(1).get(0).get("breakdown_value").asInt()).isEqualTo(7);
+        assertThat(step.get(1)).extracting(s -> s.get("count").asInt()).containsExactly(1, 0, 0);
+        // A bare id, first touch: only the cohort's persons.
+        final JsonNode single = journeys.runBoth("{" + THREE_STEPS + ",\"breakdown_type\":\"cohort\",\"breakdown\":7," + cohort + "}", NOW);
+        assertThat(single).hasSize(1);
+        assertThat(single.get(0).get(0).get("breakdown_value").asInt()).isEqualTo(7);
+        assertThat(single.get(0)).extracting(s -> s.get("count").asInt()).containsExactly(1, 0, 0);
+        // First touch with all listed first: each person under all only.
+        final JsonNode firstTouch = journeys.runBoth("{" + THREE_STEPS + ",\"breakdown_type\":\"cohort\",\"breakdown\":[\"all\",7]," + cohort + "}", NOW);
+        assertThat(firstTouch).hasSize(1);
+        assertThat(firstTouch.get(0)).extracting(s -> s.get("count").asInt()).containsExactly(2, 1, 0);
+        // The persons of a cohort's step, named by its id (all by 0), as the step's people URLs name them.
+        final String persons = "{" + THREE_STEPS + ",\"breakdown_type\":\"cohort\",\"breakdown\":[\"all\",7]," + cohort
+                + ",\"breakdown_attribution_type\":\"step\",\"breakdown_attribution_value\":0,\"funnel_step\":1,\"funnel_step_breakdown\":";
+        assertThat(journeys.actors(persons + "7}", NOW)).containsExactly("person1");
+        assertThat(journeys.actors(persons + "0}", NOW)).containsExactly("person1", "person2");
+        assertThat(journeys.actors(persons.replace("\"funnel_step\":1", "\"funnel_step\":2") + "7}", NOW)).isEmpty();
+        assertThatThrownBy(() -> journeys.run("{" + THREE_STEPS + ",\"breakdown_type\":\"cohort\",\"breakdown\":[8]}", NOW))
+                .hasMessage("Cohort ID 8 does not exist!");
+    }
+
     static List<String> summary(final JsonNode result) {
         final List<String> lines = new ArrayList<>();
         for (final JsonNode funnel : result) {

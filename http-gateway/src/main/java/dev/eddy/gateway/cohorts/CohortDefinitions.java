@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.trends.Cohort;
+import dev.eddy.trends.CohortBreakdown;
 import io.vertx.core.Future;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,21 +40,49 @@ public final class CohortDefinitions implements QueryInliner {
     public Future<JsonNode> inline(final long projectId, final JsonNode query) {
         final List<ObjectNode> filters = new ArrayList<>();
         cohortFilters(query, filters::add);
-        if (filters.isEmpty()) {
+        final Set<Long> brokenDownBy = brokenDownBy(query);
+        if (filters.isEmpty() && brokenDownBy.isEmpty() && !query.has(CohortBreakdown.INLINED)) {
             return Future.succeededFuture(query);
         }
         final JsonNode copy = query.deepCopy();
+        ((ObjectNode) copy).remove(CohortBreakdown.INLINED);
         final List<ObjectNode> copied = new ArrayList<>();
         cohortFilters(copy, copied::add);
-        final Set<Long> ids = new TreeSet<>();
+        final Set<Long> ids = new TreeSet<>(brokenDownBy);
         copied.forEach(f -> id(f).ifPresent(ids::add));
         return resolve(projectId, ids).map(found -> {
             for (final ObjectNode filter : copied) {
                 filter.remove(Cohort.INLINED);
                 id(filter).map(found::get).ifPresent(definition -> filter.set(Cohort.INLINED, definition));
             }
+            if (!brokenDownBy.isEmpty()) {
+                // The cohorts of a cohort breakdown, by id: those the project does not have are left out (the engine names them).
+                final ObjectNode definitions = ((ObjectNode) copy).putObject(CohortBreakdown.INLINED);
+                brokenDownBy.forEach(id -> {
+                    if (found.containsKey(id)) {
+                        definitions.set(Long.toString(id), found.get(id));
+                    }
+                });
+            }
             return copy;
         });
+    }
+
+    /** The ids of the cohorts a query breaks down by ({@code breakdown_type: cohort}), {@code all} left out. */
+    static Set<Long> brokenDownBy(final JsonNode query) {
+        final Set<Long> ids = new TreeSet<>();
+        if (query.isObject() && "cohort".equals(query.path("breakdown_type").asText())) {
+            try {
+                for (final JsonNode id : CohortBreakdown.ids(query.get("breakdown"))) {
+                    if (id.canConvertToLong() || id.isTextual() && id.asText().matches("\\d{1,18}")) {
+                        ids.add(id.asLong());
+                    }
+                }
+            } catch (final IllegalArgumentException e) {
+                // Not a list of ids: the engine refuses the breakdown, naming it.
+            }
+        }
+        return ids;
     }
 
     /** The whole definitions of the project's live cohorts among {@code ids}. */
