@@ -263,7 +263,10 @@ public final class Eddy implements AutoCloseable {
             // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
             final int flagRoutes = routes.size();
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get(), access), failures);
-            // Management bodies are small JSON documents: bounded while streaming, never written to disk.
+            // A cohort's CSV may be uploaded as a form's file: streamed to a temporary file, deleted when the request ends.
+            final java.nio.file.Path uploads = uploadsDirectory();
+            routes.add(router -> router.routeWithRegex("^/api/projects/[^/]+/cohorts(/.*)?$").handler(CohortRoutes.bodyHandler(uploads)));
+            // Other management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
             final ApiContract contract = await(ApiContract.load(vertx));
             routes.add(contract::mountSchema);
@@ -323,6 +326,13 @@ public final class Eddy implements AutoCloseable {
         final GeoIp geoIp = GeoIp.open(config.geoip().database().get());
         LOG.info("GeoIP database {}", geoIp);
         return geoIp;
+    }
+
+    /** A directory of this process's own for uploads in flight (each file deleted when its request ends). */
+    private static java.nio.file.Path uploadsDirectory() throws java.io.IOException {
+        final java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("eddy-uploads-");
+        directory.toFile().deleteOnExit();
+        return directory;
     }
 
     private static Router router(final Vertx loop, final List<Consumer<Router>> routes) {

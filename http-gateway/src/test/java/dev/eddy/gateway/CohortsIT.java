@@ -114,6 +114,43 @@ class CohortsIT extends EddyIT {
     }
 
     @Test
+    void aStaticCohortIsUploadedAsAFormsCsvFile() {
+        // As PostHog's app uploads one: multipart/form-data, the CSV a file part, is_static a form's boolean.
+        final String boundary = "----eddy" + UUID.randomUUID();
+        final String name = "uploaded " + UUID.randomUUID();
+        final String form = part(boundary, "name", null, name) + part(boundary, "is_static", null, "true")
+                + part(boundary, "csv", "users.csv", "u1\nu3\n") + "--" + boundary + "--\r\n";
+        final HttpResponse<String> created = eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri("/api/projects/1/cohorts/"))
+                .header("Authorization", "Bearer " + eddy.personalKey()).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(form)).build());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        final JsonNode cohort = TestEddy.json(created);
+        assertThat(cohort.get("name").asText()).isEqualTo(name);
+        assertThat(cohort.get("is_static").asBoolean()).isTrue();
+        assertThat(cohort.get("count").asInt()).isEqualTo(2);
+        assertThat(count(cohort(cohort.get("id").asLong(), "in"))).as("u1's two pageviews and u3's").isEqualTo(3);
+        // A later upload (PATCH) adds members.
+        final String more = part(boundary, "csv", "more.csv", "u2\n") + "--" + boundary + "--\r\n";
+        final HttpResponse<String> patched = eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri("/api/projects/1/cohorts/" + cohort.get("id") + "/"))
+                .header("Authorization", "Bearer " + eddy.personalKey()).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString(more)).build());
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        assertThat(count(cohort(cohort.get("id").asLong(), "in"))).isEqualTo(5);
+        // A form's field that is no boolean is a 400 naming it.
+        final String bad = part(boundary, "name", null, "x") + part(boundary, "is_static", null, "maybe") + "--" + boundary + "--\r\n";
+        final HttpResponse<String> refused = eddy.send(java.net.http.HttpRequest.newBuilder(eddy.uri("/api/projects/1/cohorts/"))
+                .header("Authorization", "Bearer " + eddy.personalKey()).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(bad)).build());
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(TestEddy.json(refused).get("attr").asText()).isEqualTo("is_static");
+    }
+
+    private static String part(final String boundary, final String name, final String file, final String value) {
+        return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"" + (file == null ? "" : "; filename=\"" + file + "\"")
+                + "\r\n" + (file == null ? "" : "Content-Type: text/csv\r\n") + "\r\n" + value + "\r\n";
+    }
+
+    @Test
     void trendsAndFunnelsBreakDownByCohorts() {
         // Pro users (u1, u3) and all: u1's two pageviews and u3's; all five. A static cohort of u2 answers its id as a value.
         final long u2 = created("{\"name\":\"u2 only " + UUID.randomUUID() + "\",\"is_static\":true,\"csv\":\"u2\\n\"}").get("id").asLong();

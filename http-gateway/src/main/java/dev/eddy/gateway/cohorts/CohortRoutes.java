@@ -36,7 +36,8 @@ import java.util.TreeSet;
  * too), PATCH; {@code DELETE} is 405, as in PostHog: a cohort is deleted with {@code PATCH {"deleted": true}}, refused
  * while an active flag uses it. Scopes {@code cohort:read}/{@code :write}. A dynamic cohort is its {@code filters}
  * ({@link CohortFilters}; legacy {@code groups} accepted); a static one ({@code is_static}) gets members from a CSV
- * ({@code csv}, the file's text, read as PostHog reads an upload: one column of distinct ids, or a {@code person_id}
+ * ({@code csv}: the file of a {@code multipart/form-data} upload ({@link CohortForm}), or its text in a JSON body; read
+ * as PostHog reads an upload: one column of distinct ids, or a {@code person_id}
  * or {@code distinct_id} column), from {@code _create_static_person_ids} (person uuids), and from
  * {@code add_persons_to_static_cohort}; each upload adds to the members.
  */
@@ -63,6 +64,11 @@ public final class CohortRoutes {
         this.flags = flags;
     }
 
+    /** The body handler of the cohort routes ({@link CohortForm}), uploads written under {@code uploads}: mount before the API's. */
+    public static io.vertx.core.Handler<RoutingContext> bodyHandler(final java.nio.file.Path uploads) {
+        return CohortForm.bodyHandler(uploads);
+    }
+
     public void mount(final Router router) {
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
         router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
@@ -86,8 +92,11 @@ public final class CohortRoutes {
     }
 
     private void create(final RoutingContext ctx) {
+        CohortForm.read(ctx).onSuccess(body -> create(ctx, body)).onFailure(ctx::fail);
+    }
+
+    private void create(final RoutingContext ctx, final Body body) {
         final long projectId = Params.pathId(ctx, "project_id");
-        final Body body = Body.of(ctx);
         if (body.has("query") && body.raw("query") != null && !body.raw("query").isNull()) {
             throw ApiError.badRequest("invalid_input", "Cohorts defined by a query are not supported by Eddy yet; use filters.", "query");
         }
@@ -138,9 +147,12 @@ public final class CohortRoutes {
     }
 
     private void update(final RoutingContext ctx) {
+        CohortForm.read(ctx).onSuccess(body -> update(ctx, body)).onFailure(ctx::fail);
+    }
+
+    private void update(final RoutingContext ctx, final Body body) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
-        final Body body = Body.of(ctx);
         final Map<String, FieldValue> fields = new LinkedHashMap<>();
         if (body.has("name")) {
             final String name = name(body);
