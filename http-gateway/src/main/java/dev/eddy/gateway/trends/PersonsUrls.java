@@ -168,8 +168,15 @@ final class PersonsUrls {
         if (!result.isArray()) {
             return;
         }
-        for (final JsonNode list : result) {
-            for (final JsonNode node : list.isArray() ? list : result) {
+        // One list of steps, or one per breakdown value.
+        final List<JsonNode> funnels = new ArrayList<>();
+        if (!result.isEmpty() && result.get(0).isArray()) {
+            result.forEach(funnels::add);
+        } else {
+            funnels.add(result);
+        }
+        for (final JsonNode funnel : funnels) {
+            for (final JsonNode node : funnel) {
                 if (!(node instanceof ObjectNode step) || !step.has("converted_people_url")) {
                     continue;
                 }
@@ -188,9 +195,6 @@ final class PersonsUrls {
                 } else {
                     step.put("dropped_people_url", "/" + link(projectId, "funnel", query, dropped).get("url").asText());
                 }
-            }
-            if (!list.isArray()) {
-                return;
             }
         }
     }
