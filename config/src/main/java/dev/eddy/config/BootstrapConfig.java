@@ -10,8 +10,11 @@ import java.util.Optional;
  * @param personalApiKey fixed personal API key ({@code phx_...}); empty generates one
  * @param projectName    name of project 1
  * @param userEmail      e-mail of the first user
+ * @param printKeys      whether the start banner shows a configured personal API key in full (a developer's own
+ *                       machine); otherwise only the start that creates a key shows it, once
  */
-public record BootstrapConfig(Optional<String> projectToken, Optional<String> personalApiKey, String projectName, String userEmail) {
+public record BootstrapConfig(Optional<String> projectToken, Optional<String> personalApiKey, String projectName, String userEmail,
+                              boolean printKeys) {
 
     public BootstrapConfig {
         projectToken.ifPresent(t -> Validation.require(t.matches("phc_[A-Za-z0-9_-]{8,60}"),
@@ -26,7 +29,8 @@ public record BootstrapConfig(Optional<String> projectToken, Optional<String> pe
                 nonBlank(c.getString("project-token")),
                 nonBlank(c.getString("personal-api-key")),
                 c.getString("project-name"),
-                c.getString("user-email"));
+                c.getString("user-email"),
+                c.getBoolean("print-keys"));
     }
 
     private static Optional<String> nonBlank(final String value) {
@@ -37,6 +41,6 @@ public record BootstrapConfig(Optional<String> projectToken, Optional<String> pe
     public String toString() {
         return "BootstrapConfig[projectToken=" + projectToken.map(t -> "set").orElse("generated")
                 + ", personalApiKey=" + personalApiKey.map(k -> "set").orElse("generated")
-                + ", projectName=" + projectName + ", userEmail=" + userEmail + "]";
+                + ", projectName=" + projectName + ", userEmail=" + userEmail + ", printKeys=" + printKeys + "]";
     }
 }

@@ -178,6 +178,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void unknownKeysAndVariablesAreRefusedWithTheNearestKnownName() throws IOException {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Optional.of(write("http { prot = 8000 }"))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'http.prot' (did you mean 'http.port'?)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_PROT", "8000"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("unknown environment variable EDDY_HTTP_PROT (did you mean EDDY_HTTP_PORT?)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_SOMETHING_ELSE_ENTIRELY", "1"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("unknown environment variable EDDY_SOMETHING_ELSE_ENTIRELY;");
+        // The scripts' own variables, the log level, and what Kubernetes sets for Services named eddy... are not configuration.
+        final EddyConfig c = ConfigLoader.load(Map.of("EDDY_DATA", "/tmp/x", "EDDY_JAVA_OPTS", "-Xmx1g", "EDDY_LOG_LEVEL", "DEBUG",
+                "EDDY_SERVICE_HOST", "10.0.0.1", "EDDY_GATEWAY_PORT_8000_TCP_ADDR", "10.0.0.2", "EDDY_STREAMS_SERVICE_PORT_HTTP", "8000",
+                "EDDY_PORT", "tcp://10.0.0.1:8000", "OTHER", "x"), Optional.empty());
+        assertThat(c.http().port()).isEqualTo(8000);
+        // kafka.client's keys are the user's own.
+        assertThat(ConfigLoader.load(Map.of(), Optional.of(write("kafka.client { \"ssl.truststore.location\" = /x }"))).kafka().clientProperties())
+                .containsKey("ssl.truststore.location");
+    }
+
+    @Test
     void wrongTypesAndValuesAreRefusedWithTheKeyNamed() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_PORT", "eighty"), Optional.empty()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("EDDY_HTTP_PORT").hasMessageContaining("NUMBER");

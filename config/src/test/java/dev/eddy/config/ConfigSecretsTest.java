@@ -97,12 +97,13 @@ class ConfigSecretsTest {
     }
 
     @Test
-    void rateLimitsHaveGenerousDefaultsAndEnvironmentOverrides() {
+    void flagsAreNotLimitedByDefaultAndLimitsAreSetByEnvironment() {
+        // A project API key is a whole website: off by default, as PostHog ships its limit, so no busy site is throttled.
         final RateLimitsConfig defaults = ConfigLoader.load(Map.of(), Optional.empty()).rateLimits();
-        assertThat(defaults.flags()).isEqualTo(new RateLimitsConfig.Flags(true, 1000, 10_000));
+        assertThat(defaults.flags()).isEqualTo(new RateLimitsConfig.Flags(false, 1000, 10_000));
         assertThat(defaults.authFailures()).isEqualTo(new RateLimitsConfig.AuthFailures(30, java.time.Duration.ofSeconds(2)));
 
-        final RateLimitsConfig set = ConfigLoader.load(Map.of("EDDY_RATE_LIMITS_FLAGS_BURST", "5",
+        final RateLimitsConfig set = ConfigLoader.load(Map.of("EDDY_RATE_LIMITS_FLAGS_ENABLED", "true", "EDDY_RATE_LIMITS_FLAGS_BURST", "5",
                 "EDDY_RATE_LIMITS_FLAGS_REQUESTS_PER_SECOND", "2", "EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", "1000"), Optional.empty()).rateLimits();
         assertThat(set.flags()).isEqualTo(new RateLimitsConfig.Flags(true, 2, 5));
         assertThat(set.authFailures().burst()).isEqualTo(1000);

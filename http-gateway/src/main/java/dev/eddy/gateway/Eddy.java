@@ -144,6 +144,10 @@ public final class Eddy implements AutoCloseable {
 
     private void startParts() throws Exception {
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // Vert.x names a request's route by every route that handled it ("/api/>/api/>/api/projects/:project_id/..."
+        // through the body, auth and contract handlers); the last is the one that answered.
+        registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.replaceTagValues("route",
+                route -> route.substring(route.lastIndexOf('>') + 1)));
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         final JvmGcMetrics gc = new JvmGcMetrics();
@@ -153,8 +157,14 @@ public final class Eddy implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
 
+        // HTTP metrics by route (the matched route's path, e.g. /flags or /api/projects/:project_id/insights/trend) as well
+        // as method and code: one series per route, never per URL.
+        final MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true);
+        final java.util.Set<io.vertx.micrometer.Label> labels = java.util.EnumSet.copyOf(metrics.getLabels());
+        labels.add(io.vertx.micrometer.Label.HTTP_ROUTE);
+        metrics.setLabels(labels);
         vertx = Vertx.builder()
-                .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+                .with(new VertxOptions().setMetricsOptions(metrics))
                 .withMetrics(new MicrometerMetricsFactory(registry))
                 .build();
 

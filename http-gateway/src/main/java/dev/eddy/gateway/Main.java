@@ -5,7 +5,9 @@ import dev.eddy.config.ConfigLoader;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.config.Role;
 import java.io.PrintStream;
+import dev.eddy.gateway.db.Bootstrap;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -17,12 +19,36 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
-    private static final String USAGE = "usage: eddy [all|gateway|streams] [--config FILE]";
+    private static final String USAGE = "usage: eddy [all|gateway|streams] [--config FILE] | --help | --version";
+    private static final String HELP = USAGE + """
+
+
+            Starts Eddy, a PostHog-compatible product analytics backend on Kafka Streams.
+
+              all       capture, management API, flags and the Streams topology in one process (the default)
+              gateway   the HTTP routes only; queries and flags are answered by the streams instances
+              streams   the Streams topology and its stores, answering the gateways' queries
+
+              --config FILE  a HOCON or JSON file over the defaults (also EDDY_CONFIG)
+              --help         this text
+              --version      Eddy's version
+
+            Every setting is also an environment variable: EDDY_ and the key upper-cased, '.' and '-' as '_'
+            (http.port is EDDY_HTTP_PORT). An unknown key or EDDY_ variable is refused, naming the nearest known one.
+            """;
 
     private Main() {
     }
 
     public static void main(final String[] args) throws Exception {
+        if (args.length == 1 && List.of("--help", "-h").contains(args[0])) {
+            System.out.print(HELP);
+            return;
+        }
+        if (args.length == 1 && List.of("--version", "-V").contains(args[0])) {
+            System.out.println("eddy " + version());
+            return;
+        }
         final EddyConfig config;
         try {
             config = parse(args);
@@ -68,6 +94,28 @@ public final class Main {
         return role.map(loaded::withRole).orElse(loaded);
     }
 
+    /**
+     * The all-scopes personal key as the banner shows it: whole on the start that stored it (the only time it can be
+     * seen: only its hash is kept) or when {@code bootstrap.print-keys} asks; otherwise masked, so a log collecting
+     * every start of a server does not collect the key.
+     */
+    static String personalKey(final Bootstrap.Result b, final boolean printKeys) {
+        if (b.personalApiKey().isEmpty()) {
+            return "(stored hashed; shown once, when it was created)";
+        }
+        final String key = b.personalApiKey().get();
+        if (b.keyCreated()) {
+            return key + "   (shown once: keep it; only its hash is stored)";
+        }
+        return printKeys ? key : dev.eddy.gateway.auth.ApiKeys.mask(key) + "   (bootstrap.personal-api-key; bootstrap.print-keys=true shows it)";
+    }
+
+    /** The version in the jar's manifest, or {@code dev} when run from classes. */
+    static String version() {
+        final String version = Main.class.getPackage().getImplementationVersion();
+        return version == null ? "dev" : version;
+    }
+
     static void printBanner(final PrintStream out, final Eddy eddy) {
         final String host = "0.0.0.0".equals(eddy.config().http().host()) ? "127.0.0.1" : eddy.config().http().host();
         final String base = "http://" + host + ":" + eddy.port();
@@ -79,14 +127,13 @@ public final class Main {
             out.println("  management API    " + base + "/api/projects/");
             out.println("  project id        " + b.projectId());
             out.println("  project API key   " + b.projectToken());
-            out.println("  personal API key  " + b.personalApiKey().orElse(
-                    "(stored hashed; set EDDY_BOOTSTRAP_PERSONAL_API_KEY to fix one you can see)"));
+            out.println("  personal API key  " + personalKey(b, eddy.config().bootstrap().printKeys()));
             out.println();
             out.println("Try it:");
             out.println("  curl -s " + base + "/capture/ -d '{\"api_key\":\"" + b.projectToken()
                     + "\",\"event\":\"hello\",\"distinct_id\":\"me\"}'");
-            b.personalApiKey().ifPresent(k -> out.println("  curl -s -H 'Authorization: Bearer " + k + "' " + base
-                    + "/api/projects/" + b.projectId() + "/event_counts/"));
+            final String key = b.personalApiKey().filter(k -> b.keyCreated() || eddy.config().bootstrap().printKeys()).orElse("$EDDY_PERSONAL_API_KEY");
+            out.println("  curl -s -H 'Authorization: Bearer " + key + "' " + base + "/api/projects/" + b.projectId() + "/event_counts/");
         });
         out.println();
         out.flush();

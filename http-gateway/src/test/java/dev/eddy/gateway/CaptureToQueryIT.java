@@ -171,6 +171,10 @@ class CaptureToQueryIT {
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.body()).contains("jvm_memory_used_bytes", "kafka_producer_", "kafka_stream_",
                 "vertx_http_server_requests_total");
+        // By route, so that /capture, /flags and each management route can be told apart (one series a route, never a URL).
+        assertThat(metrics.body()).containsPattern("vertx_http_server_requests_total\\{code=\"200\",method=\"POST\",route=\"/capture\"} [1-9]")
+                .containsPattern("vertx_http_server_requests_total\\{code=\"200\",method=\"GET\",route=\"/api/projects/:project_id/event_counts\"}")
+                .contains("vertx_http_server_response_time_seconds_count{code=\"200\",method=\"POST\",route=\"/capture\"}");
     }
 
     private static String countsPath(final String event) {

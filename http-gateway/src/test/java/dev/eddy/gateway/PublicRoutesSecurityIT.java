@@ -42,7 +42,7 @@ class PublicRoutesSecurityIT {
     static void start(final Infrastructure infra) throws Exception {
         eddy = TestEddy.start(infra, stateDir, Map.of(
                 "EDDY_ROLE", "gateway",
-                "EDDY_RATE_LIMITS_FLAGS_BURST", Integer.toString(FLAGS_BURST),
+                "EDDY_RATE_LIMITS_FLAGS_ENABLED", "true", "EDDY_RATE_LIMITS_FLAGS_BURST", Integer.toString(FLAGS_BURST),
                 "EDDY_RATE_LIMITS_FLAGS_REQUESTS_PER_SECOND", "1",
                 "EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", Integer.toString(AUTH_FAILURE_BURST),
                 "EDDY_RATE_LIMITS_AUTH_FAILURES_REFILL_EVERY", "60s"));

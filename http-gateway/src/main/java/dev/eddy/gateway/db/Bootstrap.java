@@ -33,8 +33,9 @@ public final class Bootstrap {
      * @param projectToken   its project API key
      * @param personalApiKey the all-scopes personal key, when this start knows it in plain text
      *                       (just generated, or configured); stored keys are only hashes
+     * @param keyCreated     whether this start stored that key (the first start, or a newly configured key)
      */
-    public record Result(long projectId, String projectToken, Optional<String> personalApiKey) {
+    public record Result(long projectId, String projectToken, Optional<String> personalApiKey, boolean keyCreated) {
     }
 
     public static Future<Result> run(final Pool pool, final BootstrapConfig config) {
@@ -69,7 +70,7 @@ public final class Bootstrap {
                             })
                             .map(v -> {
                                 LOG.info("created organization, project {} and the first user", projectId);
-                                return new Result(projectId, token, Optional.of(personalKey));
+                                return new Result(projectId, token, Optional.of(personalKey), true);
                             });
                 });
     }
@@ -80,18 +81,18 @@ public final class Bootstrap {
                                 + "WHERE id = (SELECT min(id) FROM projects) AND api_token <> $1")
                         .execute(Tuple.of(t)).<Void>mapEmpty())
                 .orElse(Future.succeededFuture());
-        final Future<Void> key = token.compose(v -> config.personalApiKey()
+        final Future<Boolean> created = token.compose(v -> config.personalApiKey()
                 .map(k -> conn.preparedQuery("SELECT 1 FROM personal_api_keys WHERE secure_value = $1")
                         .execute(Tuple.of(ApiKeys.hash(k)))
                         .compose(found -> found.size() > 0
-                                ? Future.<Void>succeededFuture()
-                                : insertPersonalKey(conn, firstUser, k, "bootstrap (configured)")))
-                .orElse(Future.succeededFuture()));
-        return key.compose(v -> conn.query("SELECT id, api_token FROM projects ORDER BY id LIMIT 1").execute())
+                                ? Future.succeededFuture(false)
+                                : insertPersonalKey(conn, firstUser, k, "bootstrap (configured)").map(true)))
+                .orElse(Future.succeededFuture(false)));
+        return created.compose(keyCreated -> conn.query("SELECT id, api_token FROM projects ORDER BY id LIMIT 1").execute()
                 .map(rows -> {
                     final Row project = rows.iterator().next();
-                    return new Result(project.getLong("id"), project.getString("api_token"), config.personalApiKey());
-                });
+                    return new Result(project.getLong("id"), project.getString("api_token"), config.personalApiKey(), keyCreated);
+                }));
     }
 
     private static Future<Void> insertPersonalKey(final SqlConnection conn, final long userId, final String key,
