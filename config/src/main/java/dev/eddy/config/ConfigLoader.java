@@ -37,10 +37,12 @@ public final class ConfigLoader {
                 .filter(p -> !p.isBlank()).map(Path::of));
         final Config fromFile = path.map(ConfigLoader::parseFile).orElse(ConfigFactory.empty());
         refuseUnknown(defaults, fromFile, env, path);
-        final Config merged = fromEnvironment(defaults, env)
+        final Config unresolved = fromEnvironment(defaults, env)
                 .withFallback(fromFile)
-                .withFallback(defaults)
-                .resolve();
+                .withFallback(defaults);
+        // ${?VARIABLE} substitutions (a file's secrets) read the environment given, not only the process's.
+        final Config merged = unresolved.resolveWith(unresolved.withFallback(ConfigValueFactory.fromMap(new HashMap<>(env)).toConfig()),
+                com.typesafe.config.ConfigResolveOptions.noSystem());
         try {
             merged.checkValid(defaults);
             return EddyConfig.from(merged);
@@ -72,8 +74,7 @@ public final class ConfigLoader {
      */
     private static void refuseUnknown(final Config defaults, final Config fromFile, final Map<String, String> env, final Optional<Path> path) {
         final List<String> known = defaults.entrySet().stream().map(Map.Entry::getKey).sorted().toList();
-        for (final Map.Entry<String, com.typesafe.config.ConfigValue> entry : fromFile.entrySet()) {
-            final String key = entry.getKey();
+        for (final String key : keys(fromFile.root(), "")) {
             if (!defaults.hasPathOrNull(key) && FREE_FORM.stream().noneMatch(key::startsWith)) {
                 throw new ConfigException("config file " + path.map(Path::toString).orElse("") + ": unknown key '" + key + "'"
                         + nearest(key, known).map(n -> " (did you mean '" + n + "'?)").orElse(""));
@@ -86,6 +87,23 @@ public final class ConfigLoader {
                         + "; every EDDY_ variable of the environment must set a configuration key");
             }
         }
+    }
+
+    /**
+     * The leaf keys of a file as written, without resolving it (its {@code ${?VARIABLE}} substitutions are resolved
+     * later, with the environment): an object whose path the defaults have as a leaf is that leaf.
+     */
+    private static List<String> keys(final com.typesafe.config.ConfigObject object, final String prefix) {
+        final List<String> keys = new java.util.ArrayList<>();
+        object.forEach((name, value) -> {
+            final String key = prefix + com.typesafe.config.ConfigUtil.joinPath(name);
+            if (value instanceof com.typesafe.config.ConfigObject child && FREE_FORM.stream().noneMatch((key + ".")::startsWith)) {
+                keys.addAll(keys(child, key + "."));
+            } else {
+                keys.add(key);
+            }
+        });
+        return keys;
     }
 
     /** The candidate closest to {@code name} by edit distance, if one is close enough to be a likely typo. */

@@ -1,6 +1,7 @@
 package dev.eddy.config;
 
 import com.typesafe.config.Config;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -48,6 +49,25 @@ public record KafkaConfig(
                 (short) replication,
                 c.getInt("produce-timeout-ms"),
                 client);
+    }
+
+    /**
+     * {@code min.insync.replicas} of the topics Eddy and its Streams instances create: a majority of the replicas, so
+     * an acknowledged write survives losing a broker while the others keep accepting writes (2 of 3); 1 below 3.
+     */
+    public int minInSyncReplicas() {
+        return replicationFactor <= 2 ? 1 : replicationFactor / 2 + 1;
+    }
+
+    /** Whether every bootstrap server is on this machine (a developer's broker, not a cluster). */
+    public boolean local() {
+        for (final String server : bootstrap.split(",")) {
+            final String host = server.trim().replaceFirst(":[0-9]+$", "").replaceAll("^\\[|]$", "");
+            if (!List.of("localhost", "127.0.0.1", "::1").contains(host)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The full name of one of Eddy's topics, with the configured prefix. */

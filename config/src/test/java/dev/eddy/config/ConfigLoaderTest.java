@@ -190,6 +190,9 @@ class ConfigLoaderTest {
                 "EDDY_SERVICE_HOST", "10.0.0.1", "EDDY_GATEWAY_PORT_8000_TCP_ADDR", "10.0.0.2", "EDDY_STREAMS_SERVICE_PORT_HTTP", "8000",
                 "EDDY_PORT", "tcp://10.0.0.1:8000", "OTHER", "x"), Optional.empty());
         assertThat(c.http().port()).isEqualTo(8000);
+        // A file's secret substituted from the environment (as Kubernetes hands it over) is not an unknown key.
+        assertThat(ConfigLoader.load(Map.of(), Optional.of(write("pg.password = ${?NO_SUCH_VARIABLE_HERE}\nkafka.client { "
+                + "\"sasl.jaas.config\" = ${?NO_SUCH_VARIABLE_EITHER} }"))).pg().password()).isEqualTo("eddy");
         // kafka.client's keys are the user's own.
         assertThat(ConfigLoader.load(Map.of(), Optional.of(write("kafka.client { \"ssl.truststore.location\" = /x }"))).kafka().clientProperties())
                 .containsKey("ssl.truststore.location");

@@ -108,6 +108,9 @@ import org.slf4j.LoggerFactory;
 public final class Eddy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Eddy.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** Upper bounds of the HTTP response-time histogram's buckets, in nanoseconds: 1 ms to 10 s. */
+    private static final double[] RESPONSE_TIME_BUCKETS = java.util.stream.DoubleStream.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+            0.25, 0.5, 1, 2.5, 5, 10).map(seconds -> seconds * 1e9).toArray();
     /** Bytes of one HTTP header block; larger ones are refused before any route runs. */
     private static final int MAX_HEADER_BYTES = 16 * 1024;
     /** Largest management request body (dashboards and insights with their filters and queries). */
@@ -148,6 +151,19 @@ public final class Eddy implements AutoCloseable {
         // through the body, auth and contract handlers); the last is the one that answered.
         registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.replaceTagValues("route",
                 route -> route.substring(route.lastIndexOf('>') + 1)));
+        // HTTP response times as a histogram of fixed buckets (1 ms to 10 s), so latency quantiles can be computed
+        // across routes and processes (histogram_quantile), e.g. the flags' p99 on a dashboard.
+        registry.config().meterFilter(new io.micrometer.core.instrument.config.MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.distribution.DistributionStatisticConfig configure(
+                    final io.micrometer.core.instrument.Meter.Id id, final io.micrometer.core.instrument.distribution.DistributionStatisticConfig config) {
+                if (!"vertx.http.server.response.time".equals(id.getName())) {
+                    return config;
+                }
+                return io.micrometer.core.instrument.distribution.DistributionStatisticConfig.builder()
+                        .serviceLevelObjectives(RESPONSE_TIME_BUCKETS).build().merge(config);
+            }
+        });
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         final JvmGcMetrics gc = new JvmGcMetrics();

@@ -177,6 +177,30 @@ class CaptureToQueryIT {
                 .contains("vertx_http_server_response_time_seconds_count{code=\"200\",method=\"POST\",route=\"/capture\"}");
     }
 
+    /**
+     * The Grafana dashboard and the Prometheus alert rules under {@code deploy/} name only metrics this process serves
+     * (after a capture, a flags request and an insight), so neither shows an empty panel nor an alert that never fires.
+     */
+    @Test
+    void theShippedDashboardAndAlertsNameOnlyMetricsEddyServes() throws Exception {
+        assertThat(eddy.post("/flags/?v=2", "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"metrics\"}").statusCode()).isEqualTo(200);
+        assertThat(eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/", "{\"events\":[{\"id\":\"$pageview\"}]}")
+                .statusCode()).isEqualTo(200);
+        final String metrics = eddy.get("/metrics", Map.of()).body();
+        final Path deploy = Path.of("..", "deploy");
+        final String named = java.nio.file.Files.readString(deploy.resolve("prometheus/eddy-alerts.yaml"))
+                + java.nio.file.Files.readString(deploy.resolve("grafana/eddy-dashboard.json"));
+        final java.util.Set<String> names = new java.util.TreeSet<>();
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b(?:eddy|vertx|kafka|jvm)_[a-z0-9_]+").matcher(named);
+        while (m.find()) {
+            names.add(m.group());
+        }
+        assertThat(names).hasSizeGreaterThan(10);
+        assertThat(names).allSatisfy(name -> assertThat(metrics).as("/metrics serves " + name).containsPattern("(?m)^" + name + "[{ ]"));
+        // The flags' latency histogram has its buckets by route.
+        assertThat(metrics).containsPattern("vertx_http_server_response_time_seconds_bucket\\{code=\"200\",method=\"POST\",route=\"/flags\",le=\"0\\.25\"} [1-9]");
+    }
+
     private static String countsPath(final String event) {
         return "/api/projects/" + eddy.eddy().bootstrap().orElseThrow().projectId() + "/event_counts/?event=" + event;
     }

@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * This instance's share of the work, for operators comparing instances: Kafka Streams' own client metrics,
- * {@code eddy_streams_lag_records} (input records not yet read), {@code eddy_streams_rebalances_total},
+ * {@code eddy_streams_running} (1 while RUNNING), {@code eddy_streams_lag_records} (input records not yet read), {@code eddy_streams_rebalances_total},
  * {@code eddy_streams_restored_records_total}, and {@code eddy_store_entries{store}} (RocksDB's estimate of the keys in
  * the store's partitions active here).
  */
@@ -26,6 +26,8 @@ public final class StoreMeters {
     public static AutoCloseable bind(final StreamsApp app, final MeterRegistry registry) {
         final KafkaStreamsMetrics client = new KafkaStreamsMetrics(app.streams());
         client.bindTo(registry);
+        Gauge.builder("eddy.streams.running", app, a -> "RUNNING".equals(a.stateName()) ? 1 : 0)
+                .description("1 while this instance's topology is RUNNING (its stores restored, its reads answered), else 0").register(registry);
         Gauge.builder("eddy.streams.lag", app, StreamsApp::consumerLag).baseUnit("records")
                 .description("Input records this instance has yet to read on its assigned partitions").register(registry);
         FunctionCounter.builder("eddy.streams.rebalances", app, StreamsApp::rebalances)

@@ -34,6 +34,9 @@ public final class StreamsProperties {
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.streams().commitIntervalMs());
         p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.streams().standbyReplicas());
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.kafka().replicationFactor());
+        // Changelogs and repartition topics as durable as Eddy's own topics.
+        p.put(StreamsConfig.topicPrefix(org.apache.kafka.common.config.TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+                Integer.toString(config.kafka().minInSyncReplicas()));
         // Refuse to start with a generated internal topic or store name: a rename would orphan state.
         p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // A record that cannot be read or processed goes to the dead-letter topic; the topology keeps running.

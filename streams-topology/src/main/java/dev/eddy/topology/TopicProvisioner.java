@@ -37,6 +37,11 @@ public final class TopicProvisioner {
     }
 
     public static void ensure(final KafkaConfig kafka, final List<Topic<?, ?>> topics, final Duration timeout) {
+        if (kafka.replicationFactor() == 1 && !kafka.local()) {
+            LOG.warn("replication-factor is 1 against the cluster at {}: every topic Eddy creates keeps one copy, and losing one "
+                    + "broker loses events and stores. Set EDDY_REPLICATION_FACTOR=3 (before the first start: existing topics "
+                    + "keep theirs)", kafka.bootstrap());
+        }
         final Properties props = new Properties();
         props.putAll(kafka.clientProperties());
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
@@ -60,9 +65,12 @@ public final class TopicProvisioner {
         final List<NewTopic> wanted = new ArrayList<>();
         for (final Topic<?, ?> topic : topics) {
             final NewTopic t = new NewTopic(topic.name(), kafka.partitions(), kafka.replicationFactor());
+            final Map<String, String> configs = new HashMap<>();
+            configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(kafka.minInSyncReplicas()));
             if (topic.compacted()) {
-                t.configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+                configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
             }
+            t.configs(configs);
             wanted.add(t);
         }
         for (final Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> result
