@@ -34,11 +34,16 @@ since() { local d=$(( $(now_ms) - $1 )); printf '%d.%d s' $((d / 1000)) $((d % 1
 # ensure_jar: builds http-gateway/target/eddy.jar when it is missing or older than the sources; prints its path.
 ensure_jar() {
   local jar="$EDDY_ROOT/http-gateway/target/eddy.jar"
-  if [ ! -f "$jar" ] || [ -n "$(cd "$EDDY_ROOT" && find pom.xml config state-stores streams-topology http-gateway \
+  if [ ! -f "$jar" ] || [ -n "$(cd "$EDDY_ROOT" && find pom.xml config state-stores streams-topology query-engine http-gateway \
           \( -name pom.xml -o -path '*/src/main/*' \) -not -path '*/node_modules/*' -type f -newer "$jar" -print -quit)" ]; then
     require_node
-    log "building eddy.jar (first time takes a few minutes: Maven downloads the dependencies)"
-    (cd "$EDDY_ROOT" && mvn -B -q --no-transfer-progress -DskipTests package) >&2
+    log "building eddy.jar (the first time takes a few minutes: Maven downloads the dependencies)"
+    # Only the modules the jar is made of (not the benchmarks and their DuckDB); one line per module built, and
+    # a line per 50 files downloaded, so a first build is not minutes of silence.
+    (set -o pipefail; cd "$EDDY_ROOT" && mvn -B -DskipTests -pl http-gateway -am package 2>&1 \
+      | awk '/^\[INFO\] Building Eddy/ { line = substr($0, 8); gsub(/  +/, " ", line); print "[eddy]   " line; fflush() }
+             /^\[INFO\] Downloaded from/ { if (++n % 50 == 0) { print "[eddy]   " n " files downloaded"; fflush() } }
+             /ERROR|BUILD FAILURE/ { print; fflush() }') >&2 || die "the build of eddy.jar failed (above)"
   fi
   echo "$jar"
 }

@@ -103,6 +103,10 @@ class StateDirFaultIT {
             return health.statusCode() == 503 && state.equals(checks[0].path("streams").asText());
         }, WAIT, () -> "not ready with streams " + state + ": " + checks[0]);
         assertThat(checks[0].path("streams_failure").asText()).contains(reason);
+        // The gateway's own readiness stays: capture and flags serve without the Streams instance.
+        final HttpResponse<String> gateway = eddy.get("/_health/gateway", Map.of());
+        assertThat(gateway.statusCode()).as(gateway.body()).isEqualTo(200);
+        assertThat(TestEddy.json(gateway).path("checks").has("streams")).isFalse();
     }
 
     /** Captures a few batches as an SDK does; what was acknowledged per person. */

@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * {@code GET /_health/live}: 200 while the process serves HTTP. {@code GET /_health} and {@code /_health/ready}: 503 while
  * this process's Kafka Streams instance is not RUNNING (naming its state and, after a fatal failure, the reason), else
  * 200; {@code status} is {@code degraded} while PostgreSQL does not answer (management routes answer 503 meanwhile,
- * capture and flags keep working).
+ * capture and flags keep working). {@code GET /_health/gateway}: the same without the Streams instance (what a load
+ * balancer in front of an {@code all} process asks: its routes serve during a rebalance or a restore).
  * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics.
  */
 public final class HealthRoutes {
@@ -55,6 +56,11 @@ public final class HealthRoutes {
         // Readiness: every part this process runs can serve (the same answer at both paths).
         router.get("/_health").handler(ctx -> health(ctx, runsStreams));
         router.get("/_health/ready").handler(ctx -> health(ctx, runsStreams));
+        // The gateway's own readiness, for a load balancer in front of an `all` process: capture, flags and the
+        // management API serve whatever Streams is doing (a rebalance, a restore), so they stay in the balancer.
+        if (pool.isPresent()) {
+            router.get("/_health/gateway").handler(ctx -> health(ctx, false));
+        }
         router.get("/metrics").handler(this::metrics);
     }
 
