@@ -64,7 +64,7 @@ public final class ConfigLoader {
      * links: {@code EDDY_SERVICE_HOST}, {@code EDDY_GATEWAY_PORT_8000_TCP_ADDR}, ...).
      */
     private static final java.util.regex.Pattern NOT_CONFIGURATION = java.util.regex.Pattern.compile(
-            "EDDY_(CONFIG|DATA|ROOT|LOGS|URL|JAVA_OPTS|IMPORT_JAVA_OPTS|LOG_LEVEL|KAFKA_PORT|KAFKA_CONTROLLER_PORT|PG_PORT|PG_DB|PG_MODE|PG_ENVFILE"
+            "EDDY_(CONFIG|DATA|ROOT|LOGS|URL|JAVA_OPTS|IMPORT_JAVA_OPTS|LOG_LEVEL|KAFKA_PORT|KAFKA_CONTROLLER_PORT|KAFKA_SASL|PG_PORT|PG_DB|PG_MODE|PG_ENVFILE"
                     + "|SCALE_BASE_PORT|BENCH_[A-Z0-9_]+|TEST_[A-Z0-9_]+)"
                     + "|EDDY(_[A-Z0-9]+)*_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\\d+_(TCP|UDP|SCTP)(_(ADDR|PORT|PROTO))?)?)");
 

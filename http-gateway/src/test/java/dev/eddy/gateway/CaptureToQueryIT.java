@@ -147,6 +147,7 @@ class CaptureToQueryIT {
         final byte[] poison = ("{not an event " + UUID.randomUUID() + "}").getBytes(StandardCharsets.UTF_8);
         final Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
+        props.putAll(dev.eddy.gateway.testing.Infrastructure.kafkaClientProperties());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.send(new ProducerRecord<>(eddy.topic("events.ingest"), "k".getBytes(StandardCharsets.UTF_8), poison)).get();
         }

@@ -89,6 +89,7 @@ class FeatureFlagsApiIT extends GatewayIT {
     private static JsonNode awaitLatest(final String key, final java.util.function.Predicate<JsonNode> done) throws Exception {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, eddy.eddy().config().kafka().bootstrap());
+        p.putAll(dev.eddy.gateway.testing.Infrastructure.kafkaClientProperties());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "flags-it-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {

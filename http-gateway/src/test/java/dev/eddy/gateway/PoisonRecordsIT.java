@@ -56,6 +56,7 @@ class PoisonRecordsIT extends EddyIT {
         }
         final Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
+        props.putAll(dev.eddy.gateway.testing.Infrastructure.kafkaClientProperties());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (final Map.Entry<String, List<byte[]>> topic : poison.entrySet()) {
                 for (final byte[] value : topic.getValue()) {

@@ -201,6 +201,7 @@ class StreamsCrashIT {
     private static KafkaConsumer<Bytes, byte[]> committedReader() {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
+        p.putAll(dev.eddy.gateway.testing.Infrastructure.kafkaClientProperties());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "crash-check-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         // Only what the topology committed: an aborted transaction's records are exactly the ones a replay redoes.

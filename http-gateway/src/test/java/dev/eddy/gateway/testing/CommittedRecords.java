@@ -20,6 +20,7 @@ public final class CommittedRecords {
     public static List<ConsumerRecord<byte[], byte[]>> readAll(final String bootstrap, final String topic) {
         final Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.putAll(Infrastructure.kafkaClientProperties());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -46,6 +46,35 @@ public final class Infrastructure implements AutoCloseable {
         this.resources = resources;
     }
 
+    /**
+     * Properties every Kafka client of the tests adds to its bootstrap servers: those of the properties file named by
+     * {@code EDDY_TEST_KAFKA_CLIENT_CONFIG} (an external cluster's security settings, e.g. SASL/SCRAM, as
+     * {@code scripts/reliability --sasl} runs the tests), else none.
+     */
+    public static Map<String, String> kafkaClientProperties() {
+        return ClientConfig.PROPERTIES;
+    }
+
+    private static final class ClientConfig {
+        private static final Map<String, String> PROPERTIES = load();
+
+        private static Map<String, String> load() {
+            final String file = System.getenv("EDDY_TEST_KAFKA_CLIENT_CONFIG");
+            if (file == null || file.isBlank()) {
+                return Map.of();
+            }
+            final java.util.Properties properties = new java.util.Properties();
+            try (java.io.Reader in = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of(file))) {
+                properties.load(in);
+            } catch (final java.io.IOException e) {
+                throw new java.io.UncheckedIOException("EDDY_TEST_KAFKA_CLIENT_CONFIG " + file, e);
+            }
+            final Map<String, String> map = new java.util.TreeMap<>();
+            properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+            return Map.copyOf(map);
+        }
+    }
+
     static Infrastructure start() throws Exception {
         final long started = System.nanoTime();
         final Map<String, String> env = System.getenv();
@@ -54,6 +83,11 @@ public final class Infrastructure implements AutoCloseable {
             infra = new Infrastructure("external", env.get("EDDY_TEST_KAFKA_BOOTSTRAP"),
                     hostPort(env.get("EDDY_TEST_PG_URL")), env.getOrDefault("EDDY_TEST_PG_USER", "eddy"),
                     env.getOrDefault("EDDY_TEST_PG_PASSWORD", "eddy"), List.of());
+        } else if (env.containsKey("EDDY_TEST_KAFKA_BOOTSTRAP")) {
+            // A cluster of the caller's (scripts/reliability --sasl's secured broker) with PostgreSQL in this JVM.
+            final EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+            infra = new Infrastructure("external kafka", env.get("EDDY_TEST_KAFKA_BOOTSTRAP"), "127.0.0.1:" + postgres.getPort(),
+                    "postgres", "postgres", List.of(postgres));
         } else if (dockerAvailable()) {
             infra = containers();
         } else {

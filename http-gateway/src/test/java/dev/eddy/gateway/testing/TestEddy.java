@@ -53,10 +53,25 @@ public final class TestEddy implements AutoCloseable {
                 "EDDY_HTTP_PORT", "0",
                 "EDDY_STATE_DIR", stateDir.toString()));
         env.putAll(extra);
-        final EddyConfig config = ConfigLoader.load(env, Optional.empty());
+        final EddyConfig config = ConfigLoader.load(env, clientConfigFile(stateDir));
         final TestEddy test = new TestEddy(Eddy.start(config), prefix);
         test.waitUntil(() -> test.get(health, Map.of()).statusCode() == 200, Duration.ofSeconds(60), "Eddy answering " + health);
         return test;
+    }
+
+    /** A config file with the test cluster's client security settings ({@code kafka.client}, file only), if it has any. */
+    private static Optional<Path> clientConfigFile(final Path stateDir) throws java.io.IOException {
+        final Map<String, String> client = Infrastructure.kafkaClientProperties();
+        if (client.isEmpty()) {
+            return Optional.empty();
+        }
+        final StringBuilder conf = new StringBuilder("kafka.client {\n");
+        client.forEach((name, value) -> conf.append("  ").append(com.typesafe.config.ConfigUtil.quoteString(name)).append(" = ")
+                .append(com.typesafe.config.ConfigUtil.quoteString(value)).append('\n'));
+        final Path file = java.nio.file.Files.createTempFile("eddy-test-client", ".conf");
+        java.nio.file.Files.writeString(file, conf.append("}\n"));
+        file.toFile().deleteOnExit();
+        return Optional.of(file);
     }
 
     public Eddy eddy() {

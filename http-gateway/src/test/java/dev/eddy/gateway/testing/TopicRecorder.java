@@ -37,6 +37,7 @@ public final class TopicRecorder implements AutoCloseable {
     public TopicRecorder(final String bootstrap, final List<String> topics) {
         final Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.putAll(Infrastructure.kafkaClientProperties());
         consumer = new KafkaConsumer<>(props, new StringDeserializer(), EventSerdes.capturedEvent().deserializer());
         final List<TopicPartition> partitions = new ArrayList<>();
         topics.forEach(t -> consumer.partitionsFor(t).forEach(p -> partitions.add(new TopicPartition(t, p.partition()))));
