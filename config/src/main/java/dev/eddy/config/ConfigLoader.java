@@ -2,15 +2,21 @@ package dev.eddy.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigResolveOptions;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValueFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Loads {@link EddyConfig} from three layers, highest precedence first:
@@ -42,7 +48,7 @@ public final class ConfigLoader {
                 .withFallback(defaults);
         // ${?VARIABLE} substitutions (a file's secrets) read the environment given, not only the process's.
         final Config merged = unresolved.resolveWith(unresolved.withFallback(ConfigValueFactory.fromMap(new HashMap<>(env)).toConfig()),
-                com.typesafe.config.ConfigResolveOptions.noSystem());
+                ConfigResolveOptions.noSystem());
         try {
             merged.checkValid(defaults);
             return EddyConfig.from(merged);
@@ -63,7 +69,7 @@ public final class ConfigLoader {
      * ({@code logback.xml}), and those Kubernetes sets for a Service whose name starts with {@code eddy} (service
      * links: {@code EDDY_SERVICE_HOST}, {@code EDDY_GATEWAY_PORT_8000_TCP_ADDR}, ...).
      */
-    private static final java.util.regex.Pattern NOT_CONFIGURATION = java.util.regex.Pattern.compile(
+    private static final Pattern NOT_CONFIGURATION = Pattern.compile(
             "EDDY_(CONFIG|DATA|ROOT|LOGS|URL|JAVA_OPTS|IMPORT_JAVA_OPTS|LOG_LEVEL|KAFKA_PORT|KAFKA_CONTROLLER_PORT|KAFKA_SASL|PG_PORT|PG_DB|PG_MODE|PG_ENVFILE"
                     + "|SCALE_BASE_PORT|BENCH_[A-Z0-9_]+|TEST_[A-Z0-9_]+)"
                     + "|EDDY(_[A-Z0-9]+)*_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\\d+_(TCP|UDP|SCTP)(_(ADDR|PORT|PROTO))?)?)");
@@ -81,7 +87,7 @@ public final class ConfigLoader {
             }
         }
         final List<String> names = known.stream().map(ConfigLoader::environmentName).toList();
-        for (final String name : new java.util.TreeSet<>(env.keySet())) {
+        for (final String name : new TreeSet<>(env.keySet())) {
             if (name.startsWith(ENV_PREFIX) && !names.contains(name) && !NOT_CONFIGURATION.matcher(name).matches()) {
                 throw new ConfigException("unknown environment variable " + name + nearest(name, names).map(n -> " (did you mean " + n + "?)").orElse("")
                         + "; every EDDY_ variable of the environment must set a configuration key");
@@ -91,13 +97,13 @@ public final class ConfigLoader {
 
     /**
      * The leaf keys of a file as written, without resolving it (its {@code ${?VARIABLE}} substitutions are resolved
-     * later, with the environment): an object whose path the defaults have as a leaf is that leaf.
+     * later, with the environment); a free-form object ({@code kafka.client}) is one key, not walked into.
      */
-    private static List<String> keys(final com.typesafe.config.ConfigObject object, final String prefix) {
-        final List<String> keys = new java.util.ArrayList<>();
+    private static List<String> keys(final ConfigObject object, final String prefix) {
+        final List<String> keys = new ArrayList<>();
         object.forEach((name, value) -> {
-            final String key = prefix + com.typesafe.config.ConfigUtil.joinPath(name);
-            if (value instanceof com.typesafe.config.ConfigObject child && FREE_FORM.stream().noneMatch((key + ".")::startsWith)) {
+            final String key = prefix + ConfigUtil.joinPath(name);
+            if (value instanceof ConfigObject child && FREE_FORM.stream().noneMatch((key + ".")::startsWith)) {
                 keys.addAll(keys(child, key + "."));
             } else {
                 keys.add(key);

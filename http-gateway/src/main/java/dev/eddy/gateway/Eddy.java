@@ -45,6 +45,7 @@ import dev.eddy.gateway.live.LiveRoutes;
 import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
+import dev.eddy.gateway.ops.HttpMetrics;
 import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
@@ -87,8 +88,10 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.sqlclient.Pool;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,9 +111,6 @@ import org.slf4j.LoggerFactory;
 public final class Eddy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Eddy.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-    /** Upper bounds of the HTTP response-time histogram's buckets, in nanoseconds: 1 ms to 10 s. */
-    private static final double[] RESPONSE_TIME_BUCKETS = java.util.stream.DoubleStream.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-            0.25, 0.5, 1, 2.5, 5, 10).map(seconds -> seconds * 1e9).toArray();
     /** Bytes of one HTTP header block; larger ones are refused before any route runs. */
     private static final int MAX_HEADER_BYTES = 16 * 1024;
     /** Largest management request body (dashboards and insights with their filters and queries). */
@@ -147,23 +147,7 @@ public final class Eddy implements AutoCloseable {
 
     private void startParts() throws Exception {
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // Vert.x names a request's route by every route that handled it ("/api/>/api/>/api/projects/:project_id/..."
-        // through the body, auth and contract handlers); the last is the one that answered.
-        registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.replaceTagValues("route",
-                route -> route.substring(route.lastIndexOf('>') + 1)));
-        // HTTP response times as a histogram of fixed buckets (1 ms to 10 s), so latency quantiles can be computed
-        // across routes and processes (histogram_quantile), e.g. the flags' p99 on a dashboard.
-        registry.config().meterFilter(new io.micrometer.core.instrument.config.MeterFilter() {
-            @Override
-            public io.micrometer.core.instrument.distribution.DistributionStatisticConfig configure(
-                    final io.micrometer.core.instrument.Meter.Id id, final io.micrometer.core.instrument.distribution.DistributionStatisticConfig config) {
-                if (!"vertx.http.server.response.time".equals(id.getName())) {
-                    return config;
-                }
-                return io.micrometer.core.instrument.distribution.DistributionStatisticConfig.builder()
-                        .serviceLevelObjectives(RESPONSE_TIME_BUCKETS).build().merge(config);
-            }
-        });
+        HttpMetrics.configure(registry);
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         final JvmGcMetrics gc = new JvmGcMetrics();
@@ -173,14 +157,8 @@ public final class Eddy implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
 
-        // HTTP metrics by route (the matched route's path, e.g. /flags or /api/projects/:project_id/insights/trend) as well
-        // as method and code: one series per route, never per URL.
-        final MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true);
-        final java.util.Set<io.vertx.micrometer.Label> labels = java.util.EnumSet.copyOf(metrics.getLabels());
-        labels.add(io.vertx.micrometer.Label.HTTP_ROUTE);
-        metrics.setLabels(labels);
         vertx = Vertx.builder()
-                .with(new VertxOptions().setMetricsOptions(metrics))
+                .with(new VertxOptions().setMetricsOptions(HttpMetrics.options()))
                 .withMetrics(new MicrometerMetricsFactory(registry))
                 .build();
 
@@ -290,7 +268,7 @@ public final class Eddy implements AutoCloseable {
             final int flagRoutes = routes.size();
             final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get(), access), failures);
             // A cohort's CSV may be uploaded as a form's file: streamed to a temporary file, deleted when the request ends.
-            final java.nio.file.Path uploads = uploadsDirectory();
+            final Path uploads = uploadsDirectory();
             routes.add(router -> router.routeWithRegex("^/api/projects/[^/]+/cohorts(/.*)?$").handler(CohortRoutes.bodyHandler(uploads)));
             // Other management bodies are small JSON documents: bounded while streaming, never written to disk.
             routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
@@ -344,7 +322,7 @@ public final class Eddy implements AutoCloseable {
         return routes;
     }
 
-    private GeoIp openGeoIp() throws java.io.IOException {
+    private GeoIp openGeoIp() throws IOException {
         if (config.geoip().database().isEmpty()) {
             LOG.info("no geoip.database configured: /decide derives no $geoip_* person properties");
             return GeoIp.disabled();
@@ -355,8 +333,8 @@ public final class Eddy implements AutoCloseable {
     }
 
     /** A directory of this process's own for uploads in flight (each file deleted when its request ends). */
-    private static java.nio.file.Path uploadsDirectory() throws java.io.IOException {
-        final java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("eddy-uploads-");
+    private static Path uploadsDirectory() throws IOException {
+        final Path directory = Files.createTempDirectory("eddy-uploads-");
         directory.toFile().deleteOnExit();
         return directory;
     }
@@ -371,7 +349,7 @@ public final class Eddy implements AutoCloseable {
         return router;
     }
 
-    private static int freePort(final String host) throws java.io.IOException {
+    private static int freePort(final String host) throws IOException {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))) {
             return socket.getLocalPort();
         }

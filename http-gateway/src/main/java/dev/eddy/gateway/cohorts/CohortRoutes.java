@@ -20,8 +20,10 @@ import dev.eddy.persons.PersonQuery;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -65,7 +67,7 @@ public final class CohortRoutes {
     }
 
     /** The body handler of the cohort routes ({@link CohortForm}), uploads written under {@code uploads}: mount before the API's. */
-    public static io.vertx.core.Handler<RoutingContext> bodyHandler(final java.nio.file.Path uploads) {
+    public static Handler<RoutingContext> bodyHandler(final Path uploads) {
         return CohortForm.bodyHandler(uploads);
     }
 
