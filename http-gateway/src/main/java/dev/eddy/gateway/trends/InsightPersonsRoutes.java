@@ -44,6 +44,10 @@ import java.util.Optional;
 public final class InsightPersonsRoutes {
     private static final String BASE = "/api/projects/:project_id/persons/";
     private static final int DEFAULT_LIMIT = 100;
+    /** The insights whose persons are listed, by the name of their route. */
+    private static final Map<String, InsightEngine.Kind> KINDS = Map.of("trends", InsightEngine.Kind.TREND_ACTORS,
+            "stickiness", InsightEngine.Kind.STICKINESS, "lifecycle", InsightEngine.Kind.LIFECYCLE, "retention", InsightEngine.Kind.RETENTION,
+            "funnel", InsightEngine.Kind.FUNNEL_ACTORS);
 
     private final ProjectRepository projects;
     private final InsightQueryService queries;
@@ -57,21 +61,14 @@ public final class InsightPersonsRoutes {
 
     /** Mount before the persons routes, whose {@code /persons/:uuid} would take {@code trends} for an id. */
     public void mount(final Router router) {
-        router.get(BASE + "trends").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.TREND_ACTORS));
-        router.get(BASE + "stickiness").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.STICKINESS));
-        router.get(BASE + "lifecycle").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.LIFECYCLE));
-        router.get(BASE + "retention").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.RETENTION));
-        router.get(BASE + "funnel").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> persons(ctx, InsightEngine.Kind.FUNNEL_ACTORS));
+        KINDS.forEach((insight, kind) -> router.get(BASE + insight).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ))
+                .handler(ctx -> persons(ctx, kind, InsightQueryRoutes.fromParams(ctx.queryParams()))));
         // PostHog's funnel persons also take the filter as a JSON body (the query parameters win where both name a field).
         router.post(BASE + "funnel").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> {
             final ObjectNode request = InsightQueryRoutes.body(ctx).deepCopy();
             request.setAll(InsightQueryRoutes.fromParams(ctx.queryParams()));
             persons(ctx, InsightEngine.Kind.FUNNEL_ACTORS, request);
         });
-    }
-
-    private void persons(final RoutingContext ctx, final InsightEngine.Kind kind) {
-        persons(ctx, kind, InsightQueryRoutes.fromParams(ctx.queryParams()));
     }
 
     private void persons(final RoutingContext ctx, final InsightEngine.Kind kind, final ObjectNode request) {

@@ -330,7 +330,7 @@ public final class InsightEngine {
     private static final class TrendEngine implements Engine<TrendQuery, TrendQuery.Partial> {
         @Override
         public TrendQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return TrendQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parsed(TrendQuery::parse, r, earliest);
         }
 
         @Override
@@ -509,6 +509,11 @@ public final class InsightEngine {
                 Supplier<Optional<Instant>> earliest);
     }
 
+    /** A request's query as {@code parser} reads it, in the request's project's time zone, week and test accounts. */
+    private static <Q> Q parsed(final QueryParser<Q> parser, final Request r, final Supplier<Optional<Instant>> earliest) {
+        return parser.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+    }
+
     /**
      * An insight whose partial is its trend's own (rollups and kept answers included), answered from the merged whole:
      * stickiness (actors by how many intervals they were active in), retention (cohorts of the target and returning
@@ -529,7 +534,7 @@ public final class InsightEngine {
 
         @Override
         public Q parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return parser.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parsed(parser, r, earliest);
         }
 
         @Override
@@ -597,7 +602,7 @@ public final class InsightEngine {
 
         @Override
         public LifecycleQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return LifecycleQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parsed(LifecycleQuery::parse, r, earliest);
         }
 
         @Override
@@ -666,7 +671,7 @@ public final class InsightEngine {
 
         @Override
         public PathQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return PathQuery.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parsed(PathQuery::parse, r, earliest);
         }
 
 
@@ -760,7 +765,7 @@ public final class InsightEngine {
 
         @Override
         public FunnelQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
-            return parser.parse(r.query(), r.scope().zone(), r.scope().weekStart(), r.scope().testAccountFilters(), r.now(), earliest);
+            return parsed(parser, r, earliest);
         }
 
 
