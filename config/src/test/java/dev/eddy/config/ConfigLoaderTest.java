@@ -165,6 +165,49 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void httpsAdminPortAndDrainingAreOffUnlessSet() {
+        final HttpConfig defaults = ConfigLoader.load(Map.of(), Optional.empty()).http();
+        assertThat(defaults.tls()).isEmpty();
+        assertThat(defaults.hasAdminPort()).isFalse();
+        assertThat(defaults.drainDelay()).isZero();
+        assertThat(defaults.drainTimeout()).isEqualTo(java.time.Duration.ofSeconds(10));
+
+        final HttpConfig set = ConfigLoader.load(Map.of("EDDY_HTTP_TLS_CERT_FILE", "/tls/tls.crt", "EDDY_HTTP_TLS_KEY_FILE", "/tls/tls.key",
+                "EDDY_HTTP_ADMIN_PORT", "8001", "EDDY_HTTP_DRAIN_DELAY_MS", "5000", "EDDY_HTTP_DRAIN_TIMEOUT_MS", "20000"), Optional.empty()).http();
+        assertThat(set.tls()).contains(new HttpConfig.Tls("/tls/tls.crt", "/tls/tls.key"));
+        assertThat(set.adminPort()).isEqualTo(8001);
+        assertThat(set.drainDelay()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(set.drainTimeout()).isEqualTo(java.time.Duration.ofSeconds(20));
+
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_TLS_CERT_FILE", "/tls/tls.crt"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("http.tls.cert-file and http.tls.key-file go together");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_ADMIN_PORT", "8000"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("http.admin-port must differ from http.port (8000)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_ADMIN_PORT", "-2"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("http.admin-port must be -1 (none) or 0..65535, got -2");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("EDDY_HTTP_DRAIN_TIMEOUT_MS", "300001"), Optional.empty()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("http.drain-timeout-ms must be 0..300000");
+    }
+
+    @Test
+    void postgresTlsSettingsAreReadFromTheUrlAsLibpqReadsThem() {
+        final PostgresConfig pg = new PostgresConfig("postgresql://db:5432/eddy?sslmode=verify-full&sslrootcert=%2Fetc%2Fpg%2Froot.crt&application_name=eddy",
+                "eddy", "pw", 4);
+        assertThat(pg.sslRootCert()).contains("/etc/pg/root.crt");
+        // The JDBC driver (migrations) reads sslrootcert itself; vertx-pg-client would send it to the server as a setting.
+        assertThat(pg.jdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/eddy?sslmode=verify-full&sslrootcert=%2Fetc%2Fpg%2Froot.crt&application_name=eddy");
+        assertThat(pg.uri()).isEqualTo("postgresql://db:5432/eddy?sslmode=verify-full&application_name=eddy");
+        assertThat(new PostgresConfig("postgresql://db/eddy?sslrootcert=/r.pem", "eddy", "pw", 4).uri()).isEqualTo("postgresql://db/eddy");
+        assertThat(new PostgresConfig("postgresql://db/eddy", "eddy", "pw", 4).sslRootCert()).isEmpty();
+
+        assertThatThrownBy(() -> new PostgresConfig("postgresql://db/eddy?sslmode=verify_full", "eddy", "pw", 4))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sslmode must be one of disable, allow, prefer, require, verify-ca, verify-full, got 'verify_full'");
+        assertThatThrownBy(() -> new PostgresConfig("postgresql://db/eddy?sslmode=verify-full&sslcert=/c.pem&sslkey=/k.pk8", "eddy", "pw", 4))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("client certificates (sslcert, sslkey) are not supported");
+    }
+
+    @Test
     void clientPropertiesPassThroughWithDottedNames() throws IOException {
         final Path file = write("""
                 kafka.client { "security.protocol" = SASL_SSL, sasl.mechanism = PLAIN }

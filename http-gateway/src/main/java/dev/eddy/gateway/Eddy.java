@@ -1,6 +1,7 @@
 package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
+import dev.eddy.config.HttpConfig;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
@@ -84,7 +85,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -97,6 +102,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -127,6 +133,9 @@ public final class Eddy implements AutoCloseable {
     private final AtomicReference<Router> anyRouter = new AtomicReference<>();
     private Vertx vertx;
     private int port;
+    private int adminPort;
+    /** Null until the routes exist (a start that failed before has nothing to drain). */
+    private volatile HealthRoutes health;
     private Optional<Bootstrap.Result> bootstrap = Optional.empty();
 
     private Eddy(final EddyConfig config) {
@@ -181,22 +190,35 @@ public final class Eddy implements AutoCloseable {
             producer = Optional.of(eventProducer);
         }
 
-        final List<Consumer<Router>> routes = routes(topics, pool, producer, registry);
+        final Routes routes = routes(topics, pool, producer, registry);
+        final HttpConfig http = config.http();
         final HttpServerOptions options = new HttpServerOptions()
-                .setHost(config.http().host())
+                .setHost(http.host())
                 .setMaxHeaderSize(MAX_HEADER_BYTES)
                 .setCompressionSupported(true);
+        http.tls().ifPresent(tls -> options.setSsl(true)
+                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certFile()).setKeyPath(tls.keyFile())));
         // One server per event loop on one port; Vert.x shares the bound socket among them. Servers asking for
         // port 0 would each get their own random port, so port 0 is first resolved to a free port (tests).
-        final int loops = config.http().effectiveEventLoops();
-        port = config.http().port() != 0 ? config.http().port() : freePort(config.http().host());
+        final int loops = http.effectiveEventLoops();
+        port = http.port() != 0 ? http.port() : freePort(http.host());
+        final List<Consumer<Router>> main = new ArrayList<>(http.hasAdminPort() ? routes.probes() : routes.admin());
+        main.addAll(routes.api());
         await(vertx.deployVerticle(() -> new HttpServerVerticle(options, port, v -> {
-                    final Router router = router(v, routes);
+                    final Router router = router(v, main);
                     anyRouter.compareAndSet(null, router);
                     return router;
-                }),
+                }, http.drainTimeout()),
                 new DeploymentOptions().setInstances(loops)));
-        LOG.info("HTTP listening on {}:{} with {} event loops (role {})", config.http().host(), port, loops, config.role());
+        LOG.info("HTTP{} listening on {}:{} with {} event loops (role {})", http.tls().isPresent() ? "S" : "", http.host(), port,
+                loops, config.role());
+        if (http.hasAdminPort()) {
+            adminPort = http.adminPort() != 0 ? http.adminPort() : freePort(http.host());
+            final HttpServerOptions adminOptions = new HttpServerOptions().setHost(http.host()).setMaxHeaderSize(MAX_HEADER_BYTES);
+            await(vertx.deployVerticle(() -> new HttpServerVerticle(adminOptions, adminPort, v -> router(v, routes.admin()),
+                    http.drainTimeout()), new DeploymentOptions().setInstances(loops)));
+            LOG.info("admin HTTP (/metrics, /_internal, /_health) listening on {}:{}", http.host(), adminPort);
+        }
 
         if (config.role().runsStreams()) {
             // The advertised port is known only now that the server is bound (port 0 in tests).
@@ -220,11 +242,22 @@ public final class Eddy implements AutoCloseable {
     }
 
     /**
+     * The route groups of one process.
+     *
+     * @param admin  what operators and other instances call: the probes, {@code /metrics}, {@code /_internal}
+     * @param probes the probes alone: served on the public port too when the admin routes have a port of their own
+     * @param api    the public and management routes
+     */
+    private record Routes(List<Consumer<Router>> admin, List<Consumer<Router>> probes, List<Consumer<Router>> api) {
+    }
+
+    /**
      * The route groups this role serves, created once: their caches, limiters and counters are shared by
      * every event loop's router.
      */
-    private List<Consumer<Router>> routes(final EddyTopics topics, final Optional<Pool> pool,
-                                          final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) throws Exception {
+    private Routes routes(final EddyTopics topics, final Optional<Pool> pool,
+                          final Optional<EventProducer> producer, final PrometheusMeterRegistry registry) throws Exception {
+        final List<Consumer<Router>> admin = new ArrayList<>();
         final List<Consumer<Router>> routes = new ArrayList<>();
         // A gateway-only process finds the streams instances to hand its reads to on the instances topic.
         final Optional<Instances.Directory> directory = config.role().runsStreams() ? Optional.empty()
@@ -233,16 +266,19 @@ public final class Eddy implements AutoCloseable {
         final HealthRoutes health = new HealthRoutes(pool, () -> Optional.ofNullable(streams.get()),
                 () -> Optional.ofNullable(streamsFailure.get()).or(() -> Optional.ofNullable(streams.get()).flatMap(StreamsApp::failure)),
                 directory.map(d -> d::live), registry);
-        routes.add(router -> health.mount(router, config.role().runsStreams()));
+        this.health = health;
+        final Consumer<Router> probes = router -> health.mountProbes(router, config.role().runsStreams());
+        admin.add(probes);
+        admin.add(health::mountMetrics);
         // One per process: an address that guessed personal keys or the internal secret is as suspect on the public
         // routes, and back.
         final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
                 ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret(), failures);
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, config.http().internalTimeout(), registry);
+                directory, config.http().internalTimeout(), internalTransport(config.http()), registry);
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, registry);
+                directory, internalTransport(config.http()), registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
         final Optional<ActionRepository> actions = pool.map(ActionRepository::new);
         final Optional<CohortRepository> cohorts = pool.map(CohortRepository::new);
@@ -255,8 +291,8 @@ public final class Eddy implements AutoCloseable {
         final EventCountService eventCounts = new EventCountService(scatter);
         FlagsService.registerReads(scatter);
         if (config.role().runsStreams()) {
-            routes.add(reads::mount);
-            routes.add(scatter::mount);
+            admin.add(reads::mount);
+            admin.add(scatter::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
             final AccessChanges access = AccessChanges.listen(vertx, Database.connectOptions(config.pg()), registry);
@@ -319,7 +355,29 @@ public final class Eddy implements AutoCloseable {
             routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
             routes.add(new LiveRoutes(projects, dashboards, new SharedLinks(sharing, dashboards, insights), auth, live)::mount);
         }
-        return routes;
+        return new Routes(admin, List.of(probes), routes);
+    }
+
+    /**
+     * How this process reaches other instances' {@code /_internal} routes: plain HTTP on their admin port, or, when the
+     * public port serves HTTPS and there is no admin port, HTTPS trusting exactly the deployment's certificate (pinned:
+     * the advertised host need not be one of its names, and no other certificate passes; only the first certificate of
+     * the file is trusted, not the intermediates after it, which sign other servers' certificates too).
+     */
+    private static HttpClientOptions internalTransport(final HttpConfig http) throws IOException {
+        final HttpClientOptions options = new HttpClientOptions();
+        if (http.tls().isPresent() && !http.hasAdminPort()) {
+            final String chain = Files.readString(Path.of(http.tls().get().certFile()));
+            final String end = "-----END CERTIFICATE-----";
+            final int first = chain.indexOf("-----BEGIN CERTIFICATE-----");
+            final int last = chain.indexOf(end, Math.max(first, 0));
+            if (first < 0 || last < 0) {
+                throw new IOException("http.tls.cert-file " + http.tls().get().certFile() + " holds no PEM certificate");
+            }
+            options.setSsl(true).setVerifyHost(false)
+                    .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(chain.substring(first, last + end.length()))));
+        }
+        return options;
     }
 
     private GeoIp openGeoIp() throws IOException {
@@ -355,13 +413,18 @@ public final class Eddy implements AutoCloseable {
         }
     }
 
-    /** This instance's address for other instances. */
+    /** This instance's address for other instances: where its {@code /_internal} routes are served. */
     public String advertised() {
-        return config.http().advertisedHost() + ":" + port();
+        return config.http().advertisedHost() + ":" + (config.http().hasAdminPort() ? adminPort : port);
     }
 
     public int port() {
         return port;
+    }
+
+    /** The admin server's port, if it has one ({@code http.admin-port}). */
+    public OptionalInt adminPort() {
+        return config.http().hasAdminPort() ? OptionalInt.of(adminPort) : OptionalInt.empty();
     }
 
     public EddyConfig config() {
@@ -384,8 +447,12 @@ public final class Eddy implements AutoCloseable {
     }
 
     private static <T> T await(final io.vertx.core.Future<T> future) throws Exception {
+        return await(future, START_TIMEOUT);
+    }
+
+    private static <T> T await(final io.vertx.core.Future<T> future, final Duration timeout) throws Exception {
         try {
-            return future.toCompletionStage().toCompletableFuture().get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return future.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof Exception cause) {
                 throw cause;
@@ -394,13 +461,32 @@ public final class Eddy implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops in the order that loses no request: readiness answers 503 while the servers keep serving for
+     * {@code http.drain-delay-ms}; the servers stop accepting and let requests in flight finish (up to
+     * {@code http.drain-timeout-ms}); then the parts close in reverse order, the producer (after its last acks) and
+     * the Streams instance among them.
+     */
     @Override
     public void close() {
+        final HealthRoutes draining = health;
+        if (draining != null && !vertx.deploymentIDs().isEmpty()) {
+            draining.drain();
+            final Duration delay = config.http().drainDelay();
+            if (!delay.isZero()) {
+                LOG.info("stopping: readiness answers 503; serving {} ms more before refusing connections", delay.toMillis());
+                try {
+                    Thread.sleep(delay.toMillis());
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
         if (vertx != null) {
-            // Stop taking requests first: undeploying the HTTP verticles closes their servers.
+            // Stop taking requests first: undeploying the HTTP verticles drains and closes their servers.
             for (final String deployment : vertx.deploymentIDs()) {
                 try {
-                    await(vertx.undeploy(deployment));
+                    await(vertx.undeploy(deployment), config.http().drainTimeout().plus(START_TIMEOUT));
                 } catch (final Exception e) {
                     LOG.warn("closing an HTTP server: {}", e.toString());
                 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.streams.InternalSecret;
-import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
 import dev.eddy.gateway.testing.TestEddy;
@@ -19,8 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KeyQueryMetadata;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two streams instances of one application share the partitions: the gateway's instance answers /decide and the
  * persons API for every user, reading the distinct ids and persons the other instance owns over its internal route.
+ * Both serve their operator routes on an admin port of their own ({@code http.admin-port}), so every read between them
+ * goes there.
  */
 @ExtendWith(SharedInfrastructure.class)
 class CrossInstanceReadsIT {
@@ -46,9 +45,9 @@ class CrossInstanceReadsIT {
 
     @BeforeAll
     static void start(final Infrastructure infra) throws Exception {
-        gateway = TestEddy.start(infra, firstState, Map.of("EDDY_HTTP_INTERNAL_SECRET", SECRET));
+        gateway = TestEddy.start(infra, firstState, Map.of("EDDY_HTTP_INTERNAL_SECRET", SECRET, "EDDY_HTTP_ADMIN_PORT", "0"));
         other = TestEddy.start(infra, secondState, Map.of("EDDY_ROLE", "streams", "EDDY_HTTP_INTERNAL_SECRET", SECRET,
-                "EDDY_KAFKA_TOPIC_PREFIX", gateway.topicPrefix()));
+                "EDDY_KAFKA_TOPIC_PREFIX", gateway.topicPrefix(), "EDDY_HTTP_ADMIN_PORT", "0"));
         gateway.waitUntil(() -> owners().size() == 2, WAIT, "both instances own partitions");
         final HttpResponse<String> created = gateway.request(gateway.personalKey(), "POST", "/api/projects/1/feature_flags/",
                 "{\"key\":\"pro\",\"filters\":{\"groups\":[{\"properties\":[{\"key\":\"plan\",\"value\":\"pro\",\"type\":\"person\"}],"
@@ -58,12 +57,7 @@ class CrossInstanceReadsIT {
 
     @AfterAll
     static void stop() {
-        if (other != null) {
-            other.close();
-        }
-        if (gateway != null) {
-            gateway.close();
-        }
+        TestEddy.closeAll(gateway, other);
     }
 
     @Test
@@ -75,7 +69,7 @@ class CrossInstanceReadsIT {
             assertThat(gateway.post("/capture/", "{\"api_key\":\"" + gateway.projectToken() + "\",\"event\":\"$identify\","
                     + "\"distinct_id\":\"" + user + "\",\"properties\":{\"$set\":{\"plan\":\"pro\"}}}").statusCode()).isEqualTo(200);
         }
-        final Set<String> remote = users.stream().filter(u -> !owner(u).equals(gateway.eddy().advertised())).collect(Collectors.toSet());
+        final Set<String> remote = users.stream().filter(u -> !gateway.ownerOf(u).equals(gateway.eddy().advertised())).collect(Collectors.toSet());
         assertThat(remote).as("some users' distinct ids live on the other instance").isNotEmpty();
 
         for (final String user : users) {
@@ -151,6 +145,31 @@ class CrossInstanceReadsIT {
     }
 
     @Test
+    void operatorRoutesAreServedOnTheAdminPortOnly() throws Exception {
+        final int adminPort = gateway.eddy().adminPort().orElseThrow();
+        assertThat(gateway.eddy().advertised()).as("other instances are sent to the admin port").isEqualTo("127.0.0.1:" + adminPort);
+        final java.net.http.HttpClient client = gateway.http();
+        for (final String path : List.of("/metrics", "/_internal/stores/" + StoreNames.PERSONS + "/get?routing_key=1:x&key=1:x",
+                "/_internal/scatter/trend")) {
+            final HttpResponse<String> onPublic = client.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + gateway.eddy().port() + path)).header(InternalSecret.HEADER, SECRET).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(onPublic.statusCode()).as(path + " on the public port").isEqualTo(404);
+        }
+        assertThat(gateway.get("/metrics", Map.of()).body()).as("on the admin port").contains("eddy_streams_running");
+        for (final int port : new int[] {gateway.eddy().port(), adminPort}) {
+            for (final String probe : List.of("/_health/live", "/_health/ready", "/_health/gateway")) {
+                final HttpResponse<String> answer = client.send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + probe)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(answer.statusCode()).as(probe + " on " + port).isEqualTo(200);
+            }
+        }
+        final HttpResponse<String> capture = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                + adminPort + "/capture/")).POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(capture.statusCode()).as("the public routes are not on the admin port").isEqualTo(404);
+    }
+
+    @Test
     void theInsightsRouteNeedsTheSharedSecret() {
         final java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(other.uri("/_internal/scatter/trend"))
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"scope\":{\"project_id\":1},\"partitions\":[0]}"))
@@ -196,12 +215,6 @@ class CrossInstanceReadsIT {
         return TestEddy.json(response);
     }
 
-    /** The instance that owns a user's distinct id, as the gateway's streams metadata says. */
-    private static String owner(final String user) {
-        final StreamsApp app = gateway.eddy().streams().orElseThrow();
-        final KeyQueryMetadata owner = app.ownerOf(StoreNames.DISTINCT_IDS, gateway.projectToken() + ":" + user, new StringSerializer());
-        return owner.activeHost().host() + ":" + owner.activeHost().port();
-    }
 
     private static Set<String> owners() {
         final StreamsApp app = gateway.eddy().streams().orElseThrow();

@@ -36,6 +36,7 @@ class ImageIT {
         assertThat(config.get("Cmd")).extracting(JsonNode::asText).containsExactly("all");
         assertThat(config.get("User").asText()).isEqualTo("65532:65532");
         assertThat(config.get("ExposedPorts").has("8000/tcp")).isTrue();
+        assertThat(config.get("ExposedPorts").has("8001/tcp")).as("the admin port of the manifests").isTrue();
         assertThat(config.get("Volumes").has("/var/lib/eddy")).isTrue();
         assertThat(config.get("Env")).extracting(JsonNode::asText).contains("MALLOC_ARENA_MAX=2", "EDDY_STATE_DIR=/var/lib/eddy/state")
                 .anyMatch(e -> e.startsWith("JAVA_TOOL_OPTIONS=") && e.contains("-XX:MaxRAMPercentage=") && e.contains("-XX:+ExitOnOutOfMemoryError"));

@@ -3,9 +3,12 @@ package dev.eddy.gateway.db;
 import dev.eddy.config.PostgresConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.time.Duration;
@@ -21,15 +24,23 @@ import org.slf4j.LoggerFactory;
 public final class Database {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** How long a start waits for a PostgreSQL that refuses connections or is starting. */
+    private static final Duration REACHABLE_WITHIN = Duration.ofMinutes(2);
 
     private Database() {
     }
 
-    /** Applies pending migrations; blocking, call before the event loops serve requests. */
+    /**
+     * Applies pending migrations; blocking, call before the event loops serve requests. Waits up to
+     * {@link #REACHABLE_WITHIN} for a server that refuses connections or is still starting (the machine's PostgreSQL
+     * coming up with Eddy), and fails at once on what waiting does not cure: a refused login, a TLS failure, a missing
+     * database.
+     */
     public static void migrate(final PostgresConfig pg) {
+        awaitReachable(pg);
         final Flyway flyway = Flyway.configure()
                 .dataSource(pg.jdbcUrl(), pg.user(), pg.password())
-                .connectRetries(10)
+                .connectRetries(2)
                 .locations("classpath:db/migration")
                 .load();
         final MigrateResult result = flyway.migrate();
@@ -37,12 +48,48 @@ public final class Database {
                 result.migrationsExecuted);
     }
 
-    /** How every connection to {@code pg} is made: the pool's, and the one listening for notices. */
+    private static void awaitReachable(final PostgresConfig pg) {
+        final long deadline = System.nanoTime() + REACHABLE_WITHIN.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            try (java.sql.Connection ignored = java.sql.DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password())) {
+                return;
+            } catch (final java.sql.SQLException e) {
+                // 08001: the server could not be reached; 57P03: it is starting up. Anything else is an answer.
+                final boolean waitable = "08001".equals(e.getSQLState()) || "57P03".equals(e.getSQLState());
+                if (!waitable || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("PostgreSQL at " + PostgresConfig.redact(pg.jdbcUrl()) + " refused Eddy's connection"
+                            + " (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
+                }
+                if (attempt == 1) {
+                    LOG.warn("PostgreSQL at {} is not reachable yet ({}); retrying for up to {} s", PostgresConfig.redact(pg.jdbcUrl()),
+                            e.getMessage(), REACHABLE_WITHIN.toSeconds());
+                }
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for PostgreSQL", e);
+            }
+        }
+    }
+
+    /**
+     * How every connection to {@code pg} is made: the pool's, and the one listening for notices. TLS as the URL's
+     * {@code sslmode} asks (libpq's modes; {@code verify-full} also checks the host name), trusting the authorities of its
+     * {@code sslrootcert} file, else the JVM's.
+     */
     public static PgConnectOptions connectOptions(final PostgresConfig pg) {
-        return PgConnectOptions.fromUri(pg.uri())
+        final PgConnectOptions options = PgConnectOptions.fromUri(pg.uri())
                 .setUser(pg.user())
                 .setPassword(pg.password())
                 .setCachePreparedStatements(true);
+        final ClientSSLOptions ssl = new ClientSSLOptions();
+        pg.sslRootCert().ifPresent(file -> ssl.setTrustOptions(new PemTrustOptions().addCertPath(file)));
+        if (options.getSslMode() == SslMode.VERIFY_FULL) {
+            ssl.setHostnameVerificationAlgorithm("HTTPS");
+        }
+        return options.setSslOptions(ssl);
     }
 
     public static Pool pool(final Vertx vertx, final PostgresConfig pg) {

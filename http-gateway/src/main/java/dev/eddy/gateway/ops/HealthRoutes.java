@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -21,7 +22,9 @@ import java.util.function.Supplier;
  * 200; {@code status} is {@code degraded} while PostgreSQL does not answer (management routes answer 503 meanwhile,
  * capture and flags keep working). {@code GET /_health/gateway}: the same without the Streams instance (what a load
  * balancer in front of an {@code all} process asks: its routes serve during a rebalance or a restore).
- * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics.
+ * {@code GET /metrics}: Prometheus exposition of HTTP, JVM, producer and streams metrics. Once the process is stopping
+ * ({@link #drain}) both readiness answers are 503 {@code draining} while it still serves, so load balancers take it out
+ * before it stops accepting connections.
  */
 public final class HealthRoutes {
     private static final Duration PING_TIMEOUT = Duration.ofSeconds(2);
@@ -32,6 +35,7 @@ public final class HealthRoutes {
     private final Supplier<Optional<String>> streamsFailure;
     private final Optional<Supplier<java.util.List<String>>> instances;
     private final PrometheusMeterRegistry registry;
+    private final AtomicBoolean draining = new AtomicBoolean();
 
     /**
      * @param streamsFailure why this process's streams instance stopped processing for good, or could not start
@@ -48,7 +52,13 @@ public final class HealthRoutes {
         this.registry = registry;
     }
 
-    public void mount(final Router router, final boolean runsStreams) {
+    /** From now on readiness answers 503 {@code draining}: the process is stopping. */
+    public void drain() {
+        draining.set(true);
+    }
+
+    /** The probes: liveness, readiness and the gateway's readiness. */
+    public void mountProbes(final Router router, final boolean runsStreams) {
         // Liveness: the process serves HTTP. Constant and free, so an orchestrator's probe costs nothing (and it is
         // the HTTP ceiling the /decide benchmark compares against).
         router.get("/_health/live").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, Responses.JSON)
@@ -61,6 +71,9 @@ public final class HealthRoutes {
         if (pool.isPresent()) {
             router.get("/_health/gateway").handler(ctx -> health(ctx, false));
         }
+    }
+
+    public void mountMetrics(final Router router) {
         router.get("/metrics").handler(this::metrics);
     }
 
@@ -87,7 +100,9 @@ public final class HealthRoutes {
             }
             instances.ifPresent(live -> checks.put("streams_instances", live.get()));
             final Map<String, Object> body = new LinkedHashMap<>();
-            body.put("status", !ready ? "unavailable" : postgresUp ? "ok" : "degraded");
+            final boolean stopping = draining.get();
+            ready &= !stopping;
+            body.put("status", stopping ? "draining" : !ready ? "unavailable" : postgresUp ? "ok" : "degraded");
             body.put("checks", checks);
             Responses.json(ctx, ready ? 200 : 503, body);
         });

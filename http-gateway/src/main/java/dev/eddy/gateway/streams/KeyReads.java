@@ -86,17 +86,18 @@ public final class KeyReads {
      * @param self    this instance's advertised {@code host:port}
      * @param secret  the deployment's internal secret
      * @param directory the streams instances to ask, for a process that runs none
+     * @param transport how instances reach each other's {@code /_internal} routes (plain HTTP, or HTTPS trusting the deployment's certificate)
      */
     public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
                     final InternalSecret secret, final Optional<Instances.Directory> directory, final Duration timeout,
-                    final MeterRegistry registry) {
+                    final HttpClientOptions transport, final MeterRegistry registry) {
         this.vertx = vertx;
         this.streams = streams;
         this.self = self;
         this.secret = secret;
         this.directory = directory;
         this.timeout = timeout;
-        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
+        this.client = vertx.createHttpClient(new HttpClientOptions(transport).setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
                 new PoolOptions().setHttp1MaxSize(16));
         this.standbyReads = io.micrometer.core.instrument.Counter.builder("eddy.iq.standby.reads")
                 .description("Keyed reads answered by a standby copy while the active one could not answer").register(registry);

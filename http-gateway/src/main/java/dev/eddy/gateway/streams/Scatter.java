@@ -80,16 +80,18 @@ public final class Scatter {
      * @param streams   the streams instance in this process, once started, if its role runs one
      * @param self      this instance's advertised {@code host:port}
      * @param directory the streams instances to hand gathers to, for a process that runs none
+     * @param transport how instances reach each other's {@code /_internal} routes
      */
     public Scatter(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
-                   final InternalSecret secret, final Optional<Instances.Directory> directory, final MeterRegistry registry) {
+                   final InternalSecret secret, final Optional<Instances.Directory> directory, final HttpClientOptions transport,
+                   final MeterRegistry registry) {
         this.vertx = vertx;
         this.streams = streams;
         this.self = self;
         this.secret = secret;
         this.directory = directory;
         this.registry = registry;
-        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
+        this.client = vertx.createHttpClient(new HttpClientOptions(transport).setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
     }
 
     /** Makes a kind of partial known to this instance, both to ask for it and to answer it. */

@@ -156,6 +156,8 @@ class DeployFilesTest {
             final Container eddy = pod.getSpec().getContainers().get(0);
             Role.parse(eddy.getArgs().get(0));
             assertThat(eddy.getPorts()).anyMatch(p -> "http".equals(p.getName()) && p.getContainerPort() == 8000);
+            assertThat(eddy.getPorts()).as("Prometheus scrapes the admin port").anyMatch(p -> "admin".equals(p.getName())
+                    && String.valueOf(p.getContainerPort()).equals(pod.getMetadata().getAnnotations().get("prometheus.io/port")));
             for (final Probe probe : List.of(eddy.getStartupProbe(), eddy.getLivenessProbe(), eddy.getReadinessProbe())) {
                 assertThat(probe.getHttpGet().getPath()).isIn(HEALTH_ROUTES);
                 assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("http");
@@ -189,6 +191,11 @@ class DeployFilesTest {
             assertThat(config.kafka().replicationFactor()).isEqualTo((short) 3);
             assertThat(config.kafka().minInSyncReplicas()).isEqualTo(2);
             assertThat(config.kafka().clientProperties()).containsEntry("security.protocol", "SASL_SSL").containsKey("sasl.jaas.config");
+            assertThat(eddy.getPorts()).as("the admin port Eddy is given is the container's").anyMatch(p -> "admin".equals(p.getName())
+                    && p.getContainerPort() == config.http().adminPort());
+            assertThat(config.http().drainDelay().plus(config.http().drainTimeout()).toSeconds())
+                    .as("draining leaves most of the grace period to close Kafka Streams and the producer")
+                    .isLessThanOrEqualTo(pod.getSpec().getTerminationGracePeriodSeconds() / 2);
             if (config.role() == Role.STREAMS) {
                 assertThat(config.http().advertisedHost()).startsWith("$(POD_NAME).eddy-streams.");
                 final String mounted = eddy.getVolumeMounts().stream().filter(m -> m.getName().equals("state")).findFirst().orElseThrow().getMountPath();

@@ -3,6 +3,7 @@ package dev.eddy.gateway.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.config.ConfigLoader;
 import dev.eddy.config.EddyConfig;
+import dev.eddy.config.HttpConfig;
 import dev.eddy.gateway.Eddy;
 import dev.eddy.serde.Json;
 import java.io.IOException;
@@ -21,12 +22,19 @@ import java.util.function.BooleanSupplier;
 /** Starts an Eddy on the shared infrastructure, isolated by topic prefix and database, and talks HTTP to it. */
 public final class TestEddy implements AutoCloseable {
     private final Eddy eddy;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http;
     private final String topicPrefix;
 
-    private TestEddy(final Eddy eddy, final String topicPrefix) {
+    private TestEddy(final Eddy eddy, final String topicPrefix) throws Exception {
         this.eddy = eddy;
         this.topicPrefix = topicPrefix;
+        final HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        // An Eddy serving HTTPS is trusted by its certificate alone.
+        final Optional<HttpConfig.Tls> tls = eddy.config().http().tls();
+        if (tls.isPresent()) {
+            client.sslContext(new TestCertificates(Path.of(tls.get().certFile()), Path.of(tls.get().keyFile())).trustingIt());
+        }
+        this.http = client.build();
     }
 
     /** Starts an Eddy and waits until it is ready ({@code /_health}). */
@@ -54,7 +62,14 @@ public final class TestEddy implements AutoCloseable {
                 "EDDY_STATE_DIR", stateDir.toString()));
         env.putAll(extra);
         final EddyConfig config = ConfigLoader.load(env, clientConfigFile(stateDir));
-        final TestEddy test = new TestEddy(Eddy.start(config), prefix);
+        final Eddy eddy = Eddy.start(config);
+        final TestEddy test;
+        try {
+            test = new TestEddy(eddy, prefix);
+        } catch (final Exception e) {
+            eddy.close();
+            throw e;
+        }
         test.waitUntil(() -> test.get(health, Map.of()).statusCode() == 200, Duration.ofSeconds(60), "Eddy answering " + health);
         return test;
     }
@@ -95,8 +110,15 @@ public final class TestEddy implements AutoCloseable {
         return eddy.bootstrap().orElseThrow().personalApiKey().orElseThrow();
     }
 
+    /**
+     * Where {@code path} is served: {@code /metrics} and {@code /_internal} on the admin port when there is one, every
+     * other route on the public port (HTTPS when the Eddy has a certificate).
+     */
     public URI uri(final String path) {
-        return URI.create("http://127.0.0.1:" + eddy.port() + path);
+        if (eddy.adminPort().isPresent() && (path.startsWith("/metrics") || path.startsWith("/_internal"))) {
+            return URI.create("http://127.0.0.1:" + eddy.adminPort().getAsInt() + path);
+        }
+        return URI.create((eddy.config().http().tls().isPresent() ? "https" : "http") + "://127.0.0.1:" + eddy.port() + path);
     }
 
     public HttpResponse<String> post(final String path, final String body) {
@@ -171,6 +193,22 @@ public final class TestEddy implements AutoCloseable {
                 throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
             }
             Thread.sleep(100);
+        }
+    }
+
+    /** The {@code host:port} of the instance owning {@code distinctId}'s partition, as this instance's streams metadata says. */
+    public String ownerOf(final String distinctId) {
+        final org.apache.kafka.streams.KeyQueryMetadata owner = eddy.streams().orElseThrow().ownerOf(dev.eddy.stores.StoreNames.DISTINCT_IDS,
+                projectToken() + ":" + distinctId, new org.apache.kafka.common.serialization.StringSerializer());
+        return owner.activeHost().host() + ":" + owner.activeHost().port();
+    }
+
+    /** Closes each that started, last started first. */
+    public static void closeAll(final TestEddy... started) {
+        for (int i = started.length - 1; i >= 0; i--) {
+            if (started[i] != null) {
+                started[i].close();
+            }
         }
     }
 
