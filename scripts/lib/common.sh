@@ -10,7 +10,7 @@ mkdir -p "$EDDY_LOGS"
 # Every JVM these scripts start (Eddy, Kafka, the tests) allocates RocksDB's and Netty's native memory through
 # glibc's malloc, which gives each busy thread its own 64 MB arena and returns little of it: under the soak, Eddy's
 # resident size kept growing past 3 GB with RocksDB itself bounded at 256 MiB; with two arenas it levelled off near
-# 1.9 GB (README, "Memory"). An operator's own setting wins.
+# 1.9 GB (benchmarks/README.md, "Memory"). An operator's own setting wins.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 
 # Messages go to stderr so stdout stays usable for values (scripts/infra prints env lines there).

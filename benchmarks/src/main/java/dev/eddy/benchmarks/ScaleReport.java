@@ -87,7 +87,7 @@ public final class ScaleReport {
                         + "instance the machine was already %.0f%% busy during ingest and %.0f%% during queries (other processes of the "
                         + "machine included: see their row), so a second instance finds no idle core to use and adds work of its own (a second JVM, "
                         + "standby copies of the other's stores, scatter requests between the instances). Totals here do not show "
-                        + "scaling; the per-CPU-second figures are what carry over to machines with cores to spare (README, "
+                        + "scaling; the per-CPU-second figures are what carry over to machines with cores to spare (docs/architecture.md, "
                         + "\"Scaling\").%n",
                 first.getProperty("cores"), busy(first, "ingest"), busy(first, "queries")));
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * slash, headers, encodings, body shapes and the field names each uses), answered as PostHog answers them and, for
  * capture, each event counted once. What the SDKs that run here do is also tested by running them
  * ({@code PostHogJsBrowserIT}, {@code PostHogNodeSdkIT}, {@code PostHogJsLiteSdkIT}, {@code PostHogJavaSdkIT}); these
- * cover the rest, read from their sources (README, "SDK compatibility").
+ * cover the rest, read from their sources (docs/api.md, "SDK compatibility").
  */
 class SdkWireFormatsIT extends EddyIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
