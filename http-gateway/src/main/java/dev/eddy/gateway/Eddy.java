@@ -16,7 +16,7 @@ import dev.eddy.gateway.auth.PersonalApiKeyRepository;
 import dev.eddy.gateway.capture.CaptureRoutes;
 import dev.eddy.gateway.capture.EventProducer;
 import dev.eddy.gateway.capture.ProjectTokens;
-import dev.eddy.gateway.db.Bootstrap;
+import dev.eddy.gateway.bootstrap.Bootstrap;
 import dev.eddy.gateway.db.Database;
 import dev.eddy.gateway.flags.DecideRoutes;
 import dev.eddy.gateway.flags.FeatureFlagRepository;
@@ -349,7 +349,7 @@ public final class Eddy implements AutoCloseable {
             // Before the shared page's assets, which share /static/.
             final PostHogJsBundles bundles = PostHogJsBundles.load();
             routes.add(bundles::mount);
-            routes.add(new RemoteConfigRoutes(tokens, failures, evaluation, bundles)::mount);
+            routes.add(new RemoteConfigRoutes(tokens, failures, evaluation::hasActiveFlags, bundles)::mount);
             routes.add(new PersonalApiKeyRoutes(pool.get(), access)::mount);
             final SharingRepository sharing = new SharingRepository(pool.get());
             routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);

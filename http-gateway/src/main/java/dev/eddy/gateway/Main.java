@@ -5,7 +5,7 @@ import dev.eddy.config.ConfigLoader;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.config.Role;
 import java.io.PrintStream;
-import dev.eddy.gateway.db.Bootstrap;
+import dev.eddy.gateway.bootstrap.Bootstrap;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

@@ -135,13 +135,14 @@ class BadInputFuzzIT {
     @Test
     @Order(4)
     void afterTheFuzzEddyIsReadyAndAMixedBatchKeepsExactlyItsValidEvents() throws Exception {
+        final int distinctIds = 7;
         assertThat(eddy.get("/_health/ready", Map.of()).statusCode()).isEqualTo(200);
         final String name = "fuzz-kept-" + UUID.randomUUID();
         final SplittableRandom random = new SplittableRandom(seed + 3);
         final ArrayNode batch = NODES.arrayNode();
         final int valid = 30;
         for (int i = 0; i < valid; i++) {
-            final ObjectNode good = batch.addObject().put("event", name).put("distinct_id", "kept-" + (i % 7));
+            final ObjectNode good = batch.addObject().put("event", name).put("distinct_id", "kept-" + (i % distinctIds));
             // Hostile values (keys with a lone surrogate would refuse the whole request, as in PostHog).
             good.putObject("properties").put("hostile", FuzzInputs.string(random)).putArray("any").add(FuzzInputs.string(random))
                     .add(Long.MAX_VALUE).add(1e308).addNull().addObject().put("nested", FuzzInputs.string(random));
@@ -160,7 +161,16 @@ class BadInputFuzzIT {
         final String query = "{\"events\":[{\"id\":\"" + name + "\"}],\"date_from\":\"-1d\",\"display\":\"BoldNumber\"}";
         final long[] counted = {-1};
         eddy.waitUntil(() -> (counted[0] = count(query)) >= valid, Duration.ofSeconds(60), "the batch's valid events counted");
-        Thread.sleep(1500);
+        // One marker per distinct id, sent after the batch was acknowledged: each is counted after that id's events,
+        // so once all are, a second copy of any kept event would have been counted too.
+        final ArrayNode markers = NODES.arrayNode();
+        for (int id = 0; id < distinctIds; id++) {
+            markers.addObject().put("event", name + "-marker").put("distinct_id", "kept-" + id);
+        }
+        assertThat(eddy.post("/batch/", NODES.objectNode().put("api_key", eddy.projectToken()).set("batch", markers).toString())
+                .statusCode()).isEqualTo(200);
+        final String markerQuery = query.replace(name, name + "-marker");
+        eddy.waitUntil(() -> count(markerQuery) == distinctIds, Duration.ofSeconds(60), "the markers counted");
         assertThat(count(query)).as("valid events of the mixed batch, each once").isEqualTo(valid);
     }
 

@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The layers as built: the gateway (HTTP, PostgreSQL, routing between instances) reads the streams instances' state
  * only through the query engine ({@code dev.eddy.query}: partial reads and key lookups), and knows no RocksDB or Kafka
- * Streams type; the engine knows no HTTP; the topology knows neither. Checked on the compiled classes of every module.
+ * Streams type; the engine knows no HTTP; the topology knows neither; neither the modules' top packages nor the
+ * gateway's packages depend on each other in a cycle (a feature's package may use another's, never back: cohorts
+ * learn which flags use them through {@code CohortUsers}, remote config whether flags exist through a function).
+ * Checked on the compiled classes of every module.
  */
 class LayeringTest {
     private static final String GATEWAY = "dev.eddy.gateway..";
@@ -46,6 +49,18 @@ class LayeringTest {
         final JavaClasses offending = new ClassFileImporter().importClasses(StoreHoldingGatewayClass.class);
         assertThatThrownBy(() -> gatewayKnowsNoStores().check(offending)).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("ReadOnlyKeyValueStore");
+    }
+
+    @Test
+    void theModulesTopPackagesFormNoCycle() {
+        com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices().matching("dev.eddy.(*)..")
+                .should().beFreeOfCycles().check(eddy);
+    }
+
+    @Test
+    void theGatewaysPackagesFormNoCycle() {
+        com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices().matching("dev.eddy.gateway.(*)..")
+                .should().beFreeOfCycles().check(eddy);
     }
 
     @Test

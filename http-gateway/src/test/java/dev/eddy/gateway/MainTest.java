@@ -3,7 +3,7 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.eddy.gateway.db.Bootstrap;
+import dev.eddy.gateway.bootstrap.Bootstrap;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -36,11 +36,6 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
         return new FunnelEvent(timeMicros, uuid, steps, new int[0]);
     }
 
-    /** The same event with another breakdown value. */
-    public FunnelEvent withBreakdown(final List<String> value) {
-        return new FunnelEvent(timeMicros, uuid, steps, exclusions, value);
-    }
-
     boolean sameMatchesAs(final FunnelEvent other) {
         return Arrays.equals(sorted(steps), sorted(other.steps)) && Arrays.equals(sorted(exclusions), sorted(other.exclusions));
     }
@@ -52,11 +47,6 @@ public record FunnelEvent(long timeMicros, String uuid, int[] steps, int[] exclu
             }
         }
         return false;
-    }
-
-    /** Only exclusions, no step (an unordered funnel starts over on one). */
-    boolean exclusionOnly() {
-        return steps.length == 0 && exclusions.length > 0;
     }
 
     /** {@code values} ascending: itself when it is already (as the arrays funnels build are; never to be changed). */

@@ -17,8 +17,4 @@ public record Principal(long userId, String keyId, Set<String> scopes, Optional<
     public boolean allows(final String scope) {
         return Scope.allows(scopes, scope);
     }
-
-    public boolean mayAccessProject(final long projectId) {
-        return scopedProjects.map(p -> p.contains(projectId)).orElse(true);
-    }
 }

@@ -5,9 +5,6 @@ import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
 import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
-import dev.eddy.flags.FlagDefinition;
-import dev.eddy.gateway.flags.FeatureFlag;
-import dev.eddy.gateway.flags.FeatureFlagRepository;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
@@ -55,15 +52,15 @@ public final class CohortRoutes {
     private final CohortRepository cohorts;
     private final CohortDefinitions definitions;
     private final PersonsService persons;
-    private final FeatureFlagRepository flags;
+    private final CohortUsers users;
 
     public CohortRoutes(final ProjectRepository projects, final CohortRepository cohorts, final PersonsService persons,
-                        final FeatureFlagRepository flags) {
+                        final CohortUsers users) {
         this.projects = projects;
         this.cohorts = cohorts;
         this.definitions = new CohortDefinitions(cohorts);
         this.persons = persons;
-        this.flags = flags;
+        this.users = users;
     }
 
     /** The body handler of the cohort routes ({@link CohortForm}), uploads written under {@code uploads}: mount before the API's. */
@@ -287,13 +284,10 @@ public final class CohortRoutes {
 
     /** PostHog refuses to delete a cohort an active flag uses. */
     private Future<Void> notUsedByFlags(final long projectId, final long id) {
-        return flags.live(projectId).compose(live -> {
-            final List<String> using = live.stream().filter(f -> f.active() && FlagDefinition.of(f.definition()).cohortIds().contains(id))
-                    .map(FeatureFlag::key).toList();
-            return using.isEmpty() ? Future.succeededFuture() : Future.failedFuture(ApiError.badRequest("invalid_input",
-                    "This cohort is used in " + using.size() + " active feature flag(s): " + String.join(", ", using)
-                            + ". Please remove the cohort from these feature flags before deleting it.", "deleted"));
-        });
+        return users.activeFlagsUsing(projectId, id).compose(using -> using.isEmpty() ? Future.succeededFuture()
+                : Future.failedFuture(ApiError.badRequest("invalid_input", "This cohort is used in " + using.size()
+                        + " active feature flag(s): " + String.join(", ", using)
+                        + ". Please remove the cohort from these feature flags before deleting it.", "deleted")));
     }
 
     /**

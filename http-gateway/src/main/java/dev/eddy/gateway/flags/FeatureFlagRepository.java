@@ -1,7 +1,9 @@
 package dev.eddy.gateway.flags;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.flags.FlagDefinition;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.cohorts.CohortUsers;
 import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
@@ -22,7 +24,7 @@ import java.util.Optional;
 import java.util.StringJoiner;
 
 /** Feature flags of a project in PostgreSQL; every write runs in one transaction with its activity log entry. */
-public final class FeatureFlagRepository {
+public final class FeatureFlagRepository implements CohortUsers {
     public static final String SCOPE = "FeatureFlag";
     private static final String UNIQUE_VIOLATION = "23505";
     private static final String SELECT = "SELECT f.id, f.project_id, f.key, f.name, f.filters, f.active, f.deleted, "
@@ -70,6 +72,13 @@ public final class FeatureFlagRepository {
     /** The project's live flags (active or not), for local evaluation. */
     public Future<List<FeatureFlag>> live(final long projectId) {
         return pool.preparedQuery(LIVE).execute(Tuple.of(projectId)).map(FeatureFlagRepository::flags);
+    }
+
+    @Override
+    public Future<List<String>> activeFlagsUsing(final long projectId, final long cohortId) {
+        return live(projectId).map(live -> live.stream()
+                .filter(f -> f.active() && FlagDefinition.of(f.definition()).cohortIds().contains(cohortId))
+                .map(FeatureFlag::key).toList());
     }
 
     /** Every project's live flags, to publish at start-up. */

@@ -9,7 +9,7 @@ import dev.eddy.flags.FlagEvaluator;
 import dev.eddy.gateway.cohorts.CohortDefinitions;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonState;
 import dev.eddy.query.GlobalJsonRead;

@@ -6,7 +6,7 @@ import dev.eddy.config.InsightsConfig;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.trends.InsightQueryService;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;

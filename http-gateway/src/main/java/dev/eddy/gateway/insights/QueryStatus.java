@@ -2,7 +2,7 @@ package dev.eddy.gateway.insights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
 import java.time.Duration;

@@ -12,7 +12,7 @@ import dev.eddy.gateway.insights.InsightCalculations;
 import dev.eddy.gateway.insights.RefreshMode;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.projects.ProjectRepository;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.eddy.gateway.live;
 
 import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.query.ChangeCountRead;
 import dev.eddy.serde.Json;
 import dev.eddy.trends.HourlyEventKey;

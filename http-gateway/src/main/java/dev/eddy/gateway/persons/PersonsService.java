@@ -2,7 +2,7 @@ package dev.eddy.gateway.persons;
 
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.groups.GroupState;
 import dev.eddy.persons.PersonQuery;
 import dev.eddy.persons.PersonState;

@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.capture.ProjectTokens;
-import dev.eddy.gateway.flags.FlagsService;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.serde.Json;
@@ -16,6 +15,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.function.LongFunction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -40,7 +40,8 @@ public final class RemoteConfigRoutes {
 
     private final ProjectTokens tokens;
     private final AuthFailureLimiter failures;
-    private final FlagsService flags;
+    /** Whether a project has an active flag (then SDKs are told to ask for flags). */
+    private final LongFunction<Future<Boolean>> hasActiveFlags;
     /** posthog-js's {@code array.js}, read once. */
     private final byte[] arrayJs;
     /**
@@ -50,11 +51,11 @@ public final class RemoteConfigRoutes {
     private final Cache<Key, Answer> answers = Caffeine.newBuilder().maximumWeight(64L * 1024 * 1024)
             .weigher((Key key, Answer answer) -> answer.body().length()).build();
 
-    public RemoteConfigRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final FlagsService flags,
+    public RemoteConfigRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final LongFunction<Future<Boolean>> hasActiveFlags,
                               final PostHogJsBundles bundles) {
         this.tokens = tokens;
         this.failures = failures;
-        this.flags = flags;
+        this.hasActiveFlags = hasActiveFlags;
         this.arrayJs = bundles.read("array.js");
     }
 
@@ -79,7 +80,7 @@ public final class RemoteConfigRoutes {
         }
         tokens.authenticate(token, AuthFailureLimiter.address(ctx), failures, Vertx.currentContext())
                 .compose(project -> project.isPresent()
-                        ? flags.hasActiveFlags(project.get())
+                        ? hasActiveFlags.apply(project.get())
                         : Future.failedFuture(ApiError.notFound("No project has this API key.")))
                 .onSuccess(hasFlags -> send(ctx, answers.get(new Key(kind, token, hasFlags), this::render)))
                 .onFailure(ctx::fail);

@@ -3,7 +3,6 @@ package dev.eddy.gateway.streams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
-import dev.eddy.gateway.trends.QueryControl;
 import dev.eddy.query.InvalidQuery;
 import dev.eddy.query.PartitionRead;
 import dev.eddy.query.PartitionUnavailable;

@@ -1,5 +1,6 @@
 package dev.eddy.gateway.trends;
 
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.query.HourlyCountRead;
 import dev.eddy.stores.StoreNames;

@@ -1,5 +1,6 @@
 package dev.eddy.gateway.trends;
 
+import dev.eddy.gateway.streams.QueryControl;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.config.InsightsConfig;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
-import dev.eddy.gateway.trends.QueryControl;
+import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.query.insights.InsightEngine;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

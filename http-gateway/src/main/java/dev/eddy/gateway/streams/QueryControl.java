@@ -1,4 +1,4 @@
-package dev.eddy.gateway.trends;
+package dev.eddy.gateway.streams;
 
 import dev.eddy.gateway.http.ApiError;
 import java.time.Duration;

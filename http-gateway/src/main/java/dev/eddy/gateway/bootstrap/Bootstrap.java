@@ -1,4 +1,4 @@
-package dev.eddy.gateway.db;
+package dev.eddy.gateway.bootstrap;
 
 import dev.eddy.config.BootstrapConfig;
 import dev.eddy.gateway.auth.ApiKeys;
