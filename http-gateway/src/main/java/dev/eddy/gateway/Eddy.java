@@ -2,73 +2,30 @@ package dev.eddy.gateway;
 
 import dev.eddy.config.EddyConfig;
 import dev.eddy.config.HttpConfig;
-import dev.eddy.gateway.activity.ActivityLog;
-import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
-import dev.eddy.gateway.auth.PersonalApiKeyAuth;
-import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
-import dev.eddy.gateway.dashboards.CollaboratorRoutes;
-import dev.eddy.gateway.dashboards.Collaborators;
-import dev.eddy.gateway.dashboards.Dashboard;
-import dev.eddy.gateway.dashboards.DashboardRepository;
-import dev.eddy.gateway.dashboards.DashboardRoutes;
-import dev.eddy.gateway.auth.PersonalApiKeyRepository;
-import dev.eddy.gateway.capture.CaptureRoutes;
 import dev.eddy.gateway.capture.EventProducer;
-import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.bootstrap.Bootstrap;
 import dev.eddy.gateway.db.Database;
-import dev.eddy.gateway.flags.DecideRoutes;
-import dev.eddy.gateway.flags.FeatureFlagRepository;
-import dev.eddy.gateway.flags.FlagsRateLimiter;
 import dev.eddy.gateway.flags.FlagsService;
-import dev.eddy.gateway.flags.HashKeyOverrides;
-import dev.eddy.gateway.geoip.GeoIp;
-import dev.eddy.gateway.flags.LocalEvaluationRoutes;
-import dev.eddy.gateway.sdk.PostHogJsBundles;
-import dev.eddy.gateway.sdk.RemoteConfigRoutes;
 import dev.eddy.gateway.actions.ActionInliner;
 import dev.eddy.gateway.actions.ActionRepository;
-import dev.eddy.gateway.actions.ActionRoutes;
 import dev.eddy.gateway.cohorts.CohortDefinitions;
 import dev.eddy.gateway.cohorts.CohortRepository;
-import dev.eddy.gateway.cohorts.CohortRoutes;
-import dev.eddy.gateway.flags.FeatureFlagRoutes;
-import dev.eddy.gateway.flags.FlagPublisher;
-import dev.eddy.gateway.http.ApiContract;
 import dev.eddy.gateway.http.ErrorHandler;
-import dev.eddy.gateway.insights.InsightCalculations;
-import dev.eddy.gateway.insights.InsightRepository;
-import dev.eddy.gateway.insights.InsightRoutes;
-import dev.eddy.gateway.live.DashboardViews;
-import dev.eddy.gateway.live.LiveDashboards;
-import dev.eddy.gateway.live.LiveRoutes;
 import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.ops.HttpMetrics;
-import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
-import dev.eddy.gateway.projects.ProjectRepository;
-import dev.eddy.gateway.projects.ProjectRoutes;
-import dev.eddy.gateway.sharing.SharedLinks;
-import dev.eddy.gateway.sharing.SharedPage;
-import dev.eddy.gateway.sharing.SharingRepository;
-import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.Instances;
-import dev.eddy.gateway.trends.EventCountRoutes;
 import dev.eddy.gateway.trends.EventCountService;
-import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.trends.QueryInliner;
-import dev.eddy.gateway.trends.InsightPersonsRoutes;
 import dev.eddy.query.StoreMeters;
 import dev.eddy.query.insights.InsightEngine;
-import dev.eddy.gateway.users.UserRepository;
-import dev.eddy.gateway.users.UserRoutes;
 import dev.eddy.topology.EddyTopics;
 import dev.eddy.topology.StateDirFailure;
 import dev.eddy.topology.StreamsApp;
@@ -91,13 +48,11 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.sqlclient.Pool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,10 +74,6 @@ public final class Eddy implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     /** Bytes of one HTTP header block; larger ones are refused before any route runs. */
     private static final int MAX_HEADER_BYTES = 16 * 1024;
-    /** Largest management request body (dashboards and insights with their filters and queries). */
-    private static final long MAX_API_BODY_BYTES = 1024 * 1024;
-    /** How long /decide waits for the continuity flags' hash keys before leaving those flags out. */
-    private static final Duration HASH_KEY_OVERRIDES_TIMEOUT = Duration.ofMillis(500);
 
     private final EddyConfig config;
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -295,65 +246,10 @@ public final class Eddy implements AutoCloseable {
             admin.add(scatter::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
-            final AccessChanges access = AccessChanges.listen(vertx, Database.connectOptions(config.pg()), registry);
-            closeables.add(access);
-            final ProjectRepository projects = new ProjectRepository(pool.get(), access);
-            final ProjectTokens tokens = new ProjectTokens(projects::idForToken);
-            routes.add(new CaptureRoutes(tokens, failures, producer.get(), topics, config.capture(), registry)::mount);
-            // The flag routes are the busiest after capture: mounted next, a request is matched against few routes.
-            final int flagRoutes = routes.size();
-            final PersonalApiKeyAuth auth = new PersonalApiKeyAuth(new PersonalApiKeyRepository(pool.get(), access), failures);
-            // A cohort's CSV may be uploaded as a form's file: streamed to a temporary file, deleted when the request ends.
-            final Path uploads = uploadsDirectory();
-            routes.add(router -> router.routeWithRegex("^/api/projects/[^/]+/cohorts(/.*)?$").handler(CohortRoutes.bodyHandler(uploads)));
-            // Other management bodies are small JSON documents: bounded while streaming, never written to disk.
-            routes.add(router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)));
-            final ApiContract contract = await(ApiContract.load(vertx));
-            routes.add(contract::mountSchema);
-            routes.add(router -> router.route("/api/*").handler(auth));
-            routes.add(contract::mountValidation);
-            routes.add(new ProjectRoutes(projects)::mount);
-            routes.add(new EventCountRoutes(projects, eventCounts)::mount);
-            routes.add(new InsightPersonsRoutes(projects, insightQueries, persons)::mount);
-            routes.add(new PersonsRoutes(projects, persons)::mount);
-            final UserRepository users = new UserRepository(pool.get());
-            // Before the insight routes, whose /insights/:id would take "trend" for an id.
-            routes.add(new InsightQueryRoutes(projects, insightQueries)::mount);
-            final InsightRepository insights = new InsightRepository(pool.get());
-            final DashboardRepository dashboards = new DashboardRepository(pool.get());
-            final InsightCalculations calculations = new InsightCalculations(InsightCalculations.Engine.of(insightQueries),
-                    config.insights(), Clock.systemUTC());
-            routes.add(new InsightRoutes(projects, insights, new ActivityLog(pool.get()), (project, dashboard) -> dashboards
-                    .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
-                            .orElseGet(() -> dev.eddy.serde.Json.mapper().createObjectNode())), calculations)::mount);
-            final LiveDashboards live = new LiveDashboards(vertx, new DashboardViews(changes, projects, dashboards, calculations),
-                    config.dashboards(), registry);
-            routes.add(new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount);
-            routes.add(new CollaboratorRoutes(projects, dashboards, new Collaborators(pool.get()), users)::mount);
-            routes.add(new UserRoutes(users)::mount);
-            final FeatureFlagRepository flags = new FeatureFlagRepository(pool.get());
-            final FlagPublisher publisher = new FlagPublisher(vertx, producer.get(), topics.flagDefinitions().name(), flags);
-            // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
-            await(publisher.republishAll());
-            routes.add(new FeatureFlagRoutes(projects, flags, publisher, cohorts.orElseThrow())::mount);
-            routes.add(new ActionRoutes(projects, actions.orElseThrow())::mount);
-            routes.add(new CohortRoutes(projects, cohorts.orElseThrow(), persons, flags)::mount);
-            final CohortDefinitions cohortDefinitions = new CohortDefinitions(cohorts.orElseThrow());
-            final FlagsService evaluation = new FlagsService(scatter, persons, flags,
-                    new HashKeyOverrides(pool.get(), HASH_KEY_OVERRIDES_TIMEOUT), cohortDefinitions);
-            final GeoIp geoIp = openGeoIp();
-            closeables.add(geoIp);
-            routes.add(flagRoutes, new DecideRoutes(tokens, failures,
-                    new FlagsRateLimiter(config.rateLimits().flags(), registry), evaluation, geoIp)::mount);
-            routes.add(new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth, cohortDefinitions)::mount);
-            // Before the shared page's assets, which share /static/.
-            final PostHogJsBundles bundles = PostHogJsBundles.load();
-            routes.add(bundles::mount);
-            routes.add(new RemoteConfigRoutes(tokens, failures, evaluation::hasActiveFlags, bundles)::mount);
-            routes.add(new PersonalApiKeyRoutes(pool.get(), access)::mount);
-            final SharingRepository sharing = new SharingRepository(pool.get());
-            routes.add(new SharingRoutes(projects, dashboards, insights, sharing, calculations, SharedPage.load())::mount);
-            routes.add(new LiveRoutes(projects, dashboards, new SharedLinks(sharing, dashboards, insights), auth, live)::mount);
+            final GatewayRoutes gateway = GatewayRoutes.create(new GatewayRoutes.Shared(vertx, config, pool.get(), producer.get(), topics,
+                    registry, failures, scatter, persons, insightQueries, eventCounts, changes, actions.orElseThrow(),
+                    cohorts.orElseThrow()), closeables::add);
+            routes.addAll(gateway.inMatchingOrder());
         }
         return new Routes(admin, List.of(probes), routes);
     }
@@ -378,23 +274,6 @@ public final class Eddy implements AutoCloseable {
                     .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(chain.substring(first, last + end.length()))));
         }
         return options;
-    }
-
-    private GeoIp openGeoIp() throws IOException {
-        if (config.geoip().database().isEmpty()) {
-            LOG.info("no geoip.database configured: /decide derives no $geoip_* person properties");
-            return GeoIp.disabled();
-        }
-        final GeoIp geoIp = GeoIp.open(config.geoip().database().get());
-        LOG.info("GeoIP database {}", geoIp);
-        return geoIp;
-    }
-
-    /** A directory of this process's own for uploads in flight (each file deleted when its request ends). */
-    private static Path uploadsDirectory() throws IOException {
-        final Path directory = Files.createTempDirectory("eddy-uploads-");
-        directory.toFile().deleteOnExit();
-        return directory;
     }
 
     private static Router router(final Vertx loop, final List<Consumer<Router>> routes) {
@@ -446,7 +325,7 @@ public final class Eddy implements AutoCloseable {
         return Optional.ofNullable(streams.get());
     }
 
-    private static <T> T await(final io.vertx.core.Future<T> future) throws Exception {
+    static <T> T await(final io.vertx.core.Future<T> future) throws Exception {
         return await(future, START_TIMEOUT);
     }
 

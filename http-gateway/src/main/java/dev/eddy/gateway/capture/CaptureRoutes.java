@@ -3,6 +3,7 @@ package dev.eddy.gateway.capture;
 import dev.eddy.config.CaptureConfig;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.ClientAddress;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.topology.EddyTopics;
@@ -104,7 +105,7 @@ public final class CaptureRoutes {
                                 "Project API key invalid. You can find your project API key in your project settings."));
                     }
                     final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
-                            sentAt, clientIp(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
+                            sentAt, ClientAddress.of(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
                     return producer.send(loop, route(request, context));
                 })
                 .onSuccess(v -> {
@@ -180,15 +181,6 @@ public final class CaptureRoutes {
             return ApiError.unavailable("kafka_unavailable", "Events were not stored; retry.", RETRY_AFTER_SECONDS);
         }
         return e;
-    }
-
-    private static String clientIp(final RoutingContext ctx) {
-        final String forwarded = ctx.request().getHeader("X-Forwarded-For");
-        if (forwarded != null && !forwarded.isBlank()) {
-            final int comma = forwarded.indexOf(',');
-            return (comma < 0 ? forwarded : forwarded.substring(0, comma)).trim();
-        }
-        return ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().hostAddress();
     }
 
     private static String siteUrl(final RoutingContext ctx) {

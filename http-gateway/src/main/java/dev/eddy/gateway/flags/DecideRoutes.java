@@ -13,6 +13,7 @@ import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.capture.RequestPayload;
 import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.ClientAddress;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.sdk.RemoteConfig;
@@ -362,8 +363,7 @@ public final class DecideRoutes {
     private ObjectNode personProperties(final RoutingContext ctx, final ObjectNode body) {
         final ObjectNode properties = body.path("geoip_disable").asBoolean(false)
                 ? Json.mapper().createObjectNode()
-                : geoIp.flagProperties(GeoIp.clientIp(ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().host(),
-                        ctx.request().getHeader("X-Forwarded-For")));
+                : geoIp.flagProperties(ClientAddress.of(ctx));
         properties.setAll(object(body.has("person_properties") ? body.get("person_properties") : body.get("$properties")));
         return properties;
     }

@@ -136,43 +136,6 @@ public final class GeoIp implements Closeable {
     }
 
     /**
-     * The client address PostHog attributes a request to: the first entry of {@code X-Forwarded-For} when that
-     * header is set, else the socket's remote address; either with a port stripped ({@code 1.2.3.4:5678} as some
-     * proxies send it, {@code [2001:db8::1]:443}). Not validated: {@link #lookup} ignores what is not an address.
-     *
-     * @param remoteAddress the socket's remote host, may be null
-     * @param xForwardedFor the {@code X-Forwarded-For} header, may be null
-     * @return the address, or null when neither gives one
-     */
-    public static String clientIp(final String remoteAddress, final String xForwardedFor) {
-        if (xForwardedFor != null) {
-            final int comma = xForwardedFor.indexOf(',');
-            final String first = withoutPort(comma < 0 ? xForwardedFor : xForwardedFor.substring(0, comma));
-            if (!first.isEmpty()) {
-                return first;
-            }
-        }
-        if (remoteAddress != null) {
-            final String remote = withoutPort(remoteAddress);
-            if (!remote.isEmpty()) {
-                return remote;
-            }
-        }
-        return null;
-    }
-
-    private static String withoutPort(final String raw) {
-        final String host = raw.strip();
-        if (host.startsWith("[")) {
-            final int close = host.indexOf(']');
-            return close > 0 ? host.substring(1, close).strip() : host;
-        }
-        // One colon is host:port; an IPv6 address has at least two (PostHog strips the same way).
-        final int colon = host.indexOf(':');
-        return colon >= 0 && colon == host.lastIndexOf(':') ? host.substring(0, colon).strip() : host;
-    }
-
-    /**
      * An IP literal as an address, or empty. Never asks DNS: only a dotted quad or a string of IPv6 characters
      * containing a colon reaches the JDK's parser, which takes those as literals.
      */
