@@ -17,6 +17,7 @@ import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.ops.HttpMetrics;
 import dev.eddy.gateway.persons.PersonsService;
+import dev.eddy.gateway.streams.InstanceClient;
 import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.streams.KeyReads;
@@ -226,10 +227,12 @@ public final class Eddy implements AutoCloseable {
         final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
                 ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret(), failures);
+        // Keyed reads (flags, a person) get connections of their own: never queued behind long scatter requests.
+        final HttpClientOptions transport = internalTransport(config.http());
         final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, config.http().internalTimeout(), internalTransport(config.http()), registry);
+                directory, config.http().internalTimeout(), new InstanceClient(vertx, internalSecret, transport, 16), registry);
         final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, internalTransport(config.http()), registry);
+                directory, new InstanceClient(vertx, internalSecret, transport, 8), registry);
         // Every role registers its partials: a streams-only instance answers them for the others.
         final Optional<ActionRepository> actions = pool.map(ActionRepository::new);
         final Optional<CohortRepository> cohorts = pool.map(CohortRepository::new);

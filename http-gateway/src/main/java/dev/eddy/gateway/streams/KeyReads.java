@@ -15,13 +15,6 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
@@ -77,7 +70,7 @@ public final class KeyReads {
     private final InternalSecret secret;
     private final Optional<Instances.Directory> directory;
     private final Duration timeout;
-    private final HttpClient client;
+    private final InstanceClient instances;
     private final Timer forwarded;
     private final io.micrometer.core.instrument.Counter standbyReads;
 
@@ -86,19 +79,18 @@ public final class KeyReads {
      * @param self    this instance's advertised {@code host:port}
      * @param secret  the deployment's internal secret
      * @param directory the streams instances to ask, for a process that runs none
-     * @param transport how instances reach each other's {@code /_internal} routes (plain HTTP, or HTTPS trusting the deployment's certificate)
+     * @param instances how this instance calls the others' {@code /_internal} routes
      */
     public KeyReads(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
                     final InternalSecret secret, final Optional<Instances.Directory> directory, final Duration timeout,
-                    final HttpClientOptions transport, final MeterRegistry registry) {
+                    final InstanceClient instances, final MeterRegistry registry) {
         this.vertx = vertx;
         this.streams = streams;
         this.self = self;
         this.secret = secret;
         this.directory = directory;
         this.timeout = timeout;
-        this.client = vertx.createHttpClient(new HttpClientOptions(transport).setKeepAlive(true).setConnectTimeout((int) timeout.toMillis()),
-                new PoolOptions().setHttp1MaxSize(16));
+        this.instances = instances;
         this.standbyReads = io.micrometer.core.instrument.Counter.builder("eddy.iq.standby.reads")
                 .description("Keyed reads answered by a standby copy while the active one could not answer").register(registry);
         this.forwarded = Timer.builder("eddy.iq.forward").description("Store reads forwarded to the instance that owns the key")
@@ -248,20 +240,17 @@ public final class KeyReads {
                                             final String key, final String how) {
         final Timer.Sample sample = Timer.start();
         final String uri = "/_internal/stores/" + store.name() + "/get?routing_key=" + encode(routingKey) + "&key=" + encode(key) + how;
-        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.GET).setHost(host.host())
-                        .setPort(host.port()).setURI(uri).setIdleTimeout(timeout.toMillis())))
-                // The body asked for in send's own callback (see Scatter#post).
-                .compose(request -> request.send().compose(response -> response.body().map(body -> decode(response, body, store))))
+        return instances.get(host, uri, timeout).map(answer -> decode(answer, store))
                 .recover(e -> Future.failedFuture(e instanceof ApiError ? e : ApiError.unavailable("owner_unreachable",
                         "The instance holding this data (" + host + ") did not answer; retry shortly.",
                         RETRY_AFTER_SECONDS)))
                 .onComplete(done -> sample.stop(forwarded));
     }
 
-    private static <V> Optional<V> decode(final HttpClientResponse response, final Buffer body, final Readable<V> store) {
+    private static <V> Optional<V> decode(final InstanceClient.Answer answer, final Readable<V> store) {
         try {
-            return switch (response.statusCode()) {
-                case 200 -> Optional.of(Json.mapper().readValue(body.getBytes(), store.type()));
+            return switch (answer.status()) {
+                case 200 -> Optional.of(Json.mapper().readValue(answer.body().getBytes(), store.type()));
                 case 404 -> Optional.empty();
                 // The owner is itself rebalancing or restoring, or is no longer the owner: retry later.
                 default -> throw notReady();

@@ -16,11 +16,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -69,7 +64,7 @@ public final class Scatter {
     private final Supplier<String> self;
     private final InternalSecret secret;
     private final Optional<Instances.Directory> directory;
-    private final HttpClient client;
+    private final InstanceClient instances;
     private final MeterRegistry registry;
     private final Map<String, PartitionRead<?>> parts = new ConcurrentHashMap<>();
     /** Cores, asked once: the JVM reads the cgroup's files at each ask. */
@@ -79,10 +74,10 @@ public final class Scatter {
      * @param streams   the streams instance in this process, once started, if its role runs one
      * @param self      this instance's advertised {@code host:port}
      * @param directory the streams instances to hand gathers to, for a process that runs none
-     * @param transport how instances reach each other's {@code /_internal} routes
+     * @param instances how this instance calls the others' {@code /_internal} routes
      */
     public Scatter(final Vertx vertx, final Supplier<Optional<StreamsApp>> streams, final Supplier<String> self,
-                   final InternalSecret secret, final Optional<Instances.Directory> directory, final HttpClientOptions transport,
+                   final InternalSecret secret, final Optional<Instances.Directory> directory, final InstanceClient instances,
                    final MeterRegistry registry) {
         this.vertx = vertx;
         this.streams = streams;
@@ -90,7 +85,7 @@ public final class Scatter {
         this.secret = secret;
         this.directory = directory;
         this.registry = registry;
-        this.client = vertx.createHttpClient(new HttpClientOptions(transport).setKeepAlive(true), new PoolOptions().setHttp1MaxSize(8));
+        this.instances = instances;
     }
 
     /** Makes a kind of partial known to this instance, both to ask for it and to answer it. */
@@ -308,17 +303,12 @@ public final class Scatter {
     private Future<byte[]> post(final String kind, final Endpoint host, final String uri, final ObjectNode body, final QueryControl control) {
         body.put("timeout_ms", Math.max(1, control.remaining().toMillis()));
         final Timer.Sample sample = Timer.start();
-        return client.request(secret.sign(new RequestOptions().setMethod(HttpMethod.POST).setHost(host.host()).setPort(host.port())
-                        .setURI(uri).setIdleTimeout(Math.max(1, control.remaining().toMillis()))
-                        .putHeader("Content-Type", "application/json")))
-                // The body asked for in send's own callback: chained after it, from a thread that is not the
-                // request's event loop, the response could end before anyone reads it and never complete.
-                .compose(req -> req.send(Buffer.buffer(body.toString())).compose(response -> response.body().map(answer -> {
-                    if (response.statusCode() == 200) {
-                        return answer.getBytes();
+        return instances.post(host, uri, body.toString(), control.remaining()).map(answer -> {
+                    if (answer.status() == 200) {
+                        return answer.body().getBytes();
                     }
-                    throw remoteError(host, response.statusCode(), answer);
-                })))
+                    throw remoteError(host, answer.status(), answer.body());
+                })
                 .recover(e -> {
                     if (e instanceof ApiError) {
                         return Future.failedFuture(e);
