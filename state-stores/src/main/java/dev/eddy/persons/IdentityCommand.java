@@ -18,6 +18,22 @@ import java.time.Instant;
         @JsonSubTypes.Type(value = IdentityCommand.Remap.class, name = "remap"),
         @JsonSubTypes.Type(value = IdentityCommand.Release.class, name = "release")})
 public sealed interface IdentityCommand {
+    /**
+     * What a distinct id's owner does with each kind of command. Adding a kind of command fails the build until every handler
+     * takes it.
+     */
+    interface Handler {
+        void ingest(Ingest command);
+
+        void link(Link command);
+
+        void remap(Remap command);
+
+        void release(Release command);
+    }
+
+    /** Calls {@code handler}'s method for this kind of command. */
+    void handleWith(Handler handler);
 
     /**
      * A captured event (from overflow, re-keyed; events of the ingest and historical topics arrive directly).
@@ -27,6 +43,11 @@ public sealed interface IdentityCommand {
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Ingest(CapturedEvent event, boolean historical) implements IdentityCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.ingest(this);
+        }
+
     }
 
     /**
@@ -41,11 +62,21 @@ public sealed interface IdentityCommand {
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Link(long projectId, String token, String otherDistinctId, String mergeIntoDistinctId, String mergeIntoPerson,
                 boolean mergeIntoWasNew, boolean dangerous, Instant timestamp) implements IdentityCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.link(this);
+        }
+
     }
 
     /** From then on, {@code distinctId} resolves to {@code personId} (its person was merged). */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Remap(long projectId, String distinctId, String personId) implements IdentityCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.remap(this);
+        }
+
     }
 
     /**
@@ -55,5 +86,10 @@ public sealed interface IdentityCommand {
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Release(long projectId, String distinctId) implements IdentityCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.release(this);
+        }
+
     }
 }

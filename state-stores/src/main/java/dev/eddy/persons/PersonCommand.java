@@ -28,6 +28,25 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = PersonCommand.MergeInto.class, name = "merge-into"),
         @JsonSubTypes.Type(value = PersonCommand.Absorb.class, name = "absorb")})
 public sealed interface PersonCommand {
+    /**
+     * What a person's owner does with each kind of command. Adding a kind of command fails the build until every handler
+     * takes it.
+     */
+    interface Handler {
+        void apply(Apply command);
+
+        void addDistinctId(AddDistinctId command);
+
+        void markIdentified(MarkIdentified command);
+
+        void mergeInto(MergeInto command);
+
+        void absorb(Absorb command);
+    }
+
+    /** Calls {@code handler}'s method for this kind of command. */
+    void handleWith(Handler handler);
+
     /** The person the command is for (the record key is {@code project:personId}). */
     String personId();
 
@@ -52,6 +71,11 @@ public sealed interface PersonCommand {
      */
     record Apply(long projectId, String token, String personId, String uuid, String distinctId, String event,
                  Instant timestamp, Map<String, String> groups, byte[] properties, ObjectNode updates) implements PersonCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.apply(this);
+        }
+
         /** The properties of an event that update its person, in the order PostHog applies them. */
         private static final List<String> UPDATES = List.of("$set_once", "$set", "$unset");
 
@@ -120,6 +144,11 @@ public sealed interface PersonCommand {
     record AddDistinctId(long projectId, String token, String personId, String distinctId, String mappedTo,
                          Instant timestamp, Held held) implements PersonCommand {
         @Override
+        public void handleWith(final Handler handler) {
+            handler.addDistinctId(this);
+        }
+
+        @Override
         public PersonCommand forwardedTo(final String person) {
             return new AddDistinctId(projectId, token, person, distinctId, mappedTo, timestamp, held);
         }
@@ -131,6 +160,11 @@ public sealed interface PersonCommand {
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record MarkIdentified(long projectId, String personId, Instant timestamp, Held held) implements PersonCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.markIdentified(this);
+        }
+
         @Override
         public PersonCommand forwardedTo(final String person) {
             return new MarkIdentified(projectId, person, timestamp, held);
@@ -145,6 +179,11 @@ public sealed interface PersonCommand {
     record MergeInto(long projectId, String personId, String target, Instant timestamp, Held held)
             implements PersonCommand {
         @Override
+        public void handleWith(final Handler handler) {
+            handler.mergeInto(this);
+        }
+
+        @Override
         public PersonCommand forwardedTo(final String person) {
             return new MergeInto(projectId, person, target, timestamp, held);
         }
@@ -156,6 +195,11 @@ public sealed interface PersonCommand {
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Absorb(String personId, PersonState source, Instant timestamp, Held held) implements PersonCommand {
+        @Override
+        public void handleWith(final Handler handler) {
+            handler.absorb(this);
+        }
+
         @Override
         public long projectId() {
             return source.projectId();

@@ -69,17 +69,28 @@ public final class IdentityProcessor implements Processor<String, IdentityComman
 
     @Override
     public void process(final Record<String, IdentityCommand> record) {
-        final IdentityCommand command = record.value();
-        if (command instanceof IdentityCommand.Ingest ingest) {
-            ingest(record, ingest.event(), ingest.historical());
-        } else if (command instanceof IdentityCommand.Link link) {
-            link(record, link);
-        } else if (command instanceof IdentityCommand.Remap remap) {
-            distinctIds.put(Keys.scoped(remap.projectId(), remap.distinctId()), remap.personId());
-        } else if (command instanceof IdentityCommand.Release release) {
-            held.release(release.projectId(), release.distinctId(),
-                    (event, linked, timestamp) -> resolve(record.withTimestamp(timestamp), event, linked));
-        }
+        record.value().handleWith(new IdentityCommand.Handler() {
+            @Override
+            public void ingest(final IdentityCommand.Ingest command) {
+                IdentityProcessor.this.ingest(record, command.event(), command.historical());
+            }
+
+            @Override
+            public void link(final IdentityCommand.Link command) {
+                IdentityProcessor.this.link(record, command);
+            }
+
+            @Override
+            public void remap(final IdentityCommand.Remap command) {
+                distinctIds.put(Keys.scoped(command.projectId(), command.distinctId()), command.personId());
+            }
+
+            @Override
+            public void release(final IdentityCommand.Release command) {
+                held.release(command.projectId(), command.distinctId(),
+                        (event, linked, timestamp) -> resolve(record.withTimestamp(timestamp), event, linked));
+            }
+        });
     }
 
     private void ingest(final Record<String, ?> record, final CapturedEvent event, final boolean historical) {

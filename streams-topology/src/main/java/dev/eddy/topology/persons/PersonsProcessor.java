@@ -63,34 +63,54 @@ public final class PersonsProcessor implements Processor<String, PersonCommand, 
                     TO_PERSONS);
             return;
         }
-        if (command instanceof PersonCommand.Apply apply) {
-            apply(record, key, person, apply);
-        } else if (command instanceof PersonCommand.AddDistinctId add) {
-            final Set<String> joining = new LinkedHashSet<>(heldIds(add.held()));
-            joining.add(add.distinctId());
-            PersonState added = person != null ? person
-                    : empty(add.personId(), add.projectId(), add.token(), add.timestamp(), null);
-            for (final String distinctId : joining) {
-                added = added.withDistinctId(distinctId);
+        command.handleWith(new PersonCommand.Handler() {
+            @Override
+            public void apply(final PersonCommand.Apply apply) {
+                PersonsProcessor.this.apply(record, key, person, apply);
             }
-            persons.put(key, added.identified());
-            if (!add.personId().equals(add.mappedTo())) {
-                for (final String distinctId : joining) {
-                    remap(record, add.token(), add.projectId(), distinctId, add.personId());
+
+            @Override
+            public void addDistinctId(final PersonCommand.AddDistinctId add) {
+                PersonsProcessor.this.addDistinctId(record, key, person, add);
+            }
+
+            @Override
+            public void markIdentified(final PersonCommand.MarkIdentified mark) {
+                if (person != null) {
+                    persons.put(key, person.identified());
                 }
+                release(record, mark.projectId(), mark.personId(), mark.held());
             }
-            followPersonless(record, add);
-            release(record, add.projectId(), add.personId(), add.held());
-        } else if (command instanceof PersonCommand.MarkIdentified mark) {
-            if (person != null) {
-                persons.put(key, person.identified());
+
+            @Override
+            public void mergeInto(final PersonCommand.MergeInto merge) {
+                PersonsProcessor.this.mergeInto(record, key, person, merge);
             }
-            release(record, mark.projectId(), mark.personId(), mark.held());
-        } else if (command instanceof PersonCommand.MergeInto merge) {
-            mergeInto(record, key, person, merge);
-        } else if (command instanceof PersonCommand.Absorb absorb) {
-            absorb(record, key, person, absorb);
+
+            @Override
+            public void absorb(final PersonCommand.Absorb absorb) {
+                PersonsProcessor.this.absorb(record, key, person, absorb);
+            }
+        });
+    }
+
+    private void addDistinctId(final Record<String, ?> record, final String key, final PersonState person,
+                               final PersonCommand.AddDistinctId add) {
+        final Set<String> joining = new LinkedHashSet<>(heldIds(add.held()));
+        joining.add(add.distinctId());
+        PersonState added = person != null ? person
+                : empty(add.personId(), add.projectId(), add.token(), add.timestamp(), null);
+        for (final String distinctId : joining) {
+            added = added.withDistinctId(distinctId);
         }
+        persons.put(key, added.identified());
+        if (!add.personId().equals(add.mappedTo())) {
+            for (final String distinctId : joining) {
+                remap(record, add.token(), add.projectId(), distinctId, add.personId());
+            }
+        }
+        followPersonless(record, add);
+        release(record, add.projectId(), add.personId(), add.held());
     }
 
     private void apply(final Record<String, ?> record, final String key, final PersonState current,
