@@ -2,11 +2,13 @@ package dev.eddy.gateway.projects;
 
 import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.Principal;
+import dev.eddy.gateway.db.Jsonb;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -80,28 +82,42 @@ public final class ProjectRepository {
     /**
      * Creates a project with its own project API key in the caller's organization.
      *
-     * @param fields column to value, of {@code name}, {@code timezone}, {@code week_start_day}, {@code test_account_filters}
+     * @param fields its fields; those not given take their defaults (UTC, weeks from Sunday, no test account filters)
      */
-    public Future<Project> create(final Principal who, final Map<String, Object> fields) {
+    public Future<Project> create(final Principal who, final ProjectFields fields) {
         return pool.preparedQuery(INSERT).execute(Tuple.from(java.util.Arrays.asList(who.userId(), UUID.randomUUID(),
-                        fields.get("name"), dev.eddy.gateway.auth.ApiKeys.newProjectToken(),
-                        fields.getOrDefault("timezone", "UTC"), fields.getOrDefault("week_start_day", (short) 0),
-                        fields.getOrDefault("test_account_filters", new io.vertx.core.json.JsonArray()))))
+                        fields.name(), dev.eddy.gateway.auth.ApiKeys.newProjectToken(),
+                        fields.timezone() == null ? "UTC" : fields.timezone(),
+                        fields.weekStartDay() == null ? (short) 0 : fields.weekStartDay(),
+                        fields.testAccountFilters() == null ? new io.vertx.core.json.JsonArray() : Jsonb.bind(fields.testAccountFilters()))))
                 .compose(rows -> rows.size() == 0
                         ? Future.failedFuture(dev.eddy.gateway.http.ApiError.forbidden("permission_denied",
                                 "You belong to no organization to create a project in."))
                         : require(who, rows.iterator().next().getLong("id")));
     }
 
-    /** Updates the given columns of a project the principal may see; 404 otherwise. */
-    public Future<Project> update(final Principal who, final long projectId, final Map<String, Object> fields) {
+    /** Updates the fields given of a project the principal may see; 404 otherwise. */
+    public Future<Project> update(final Principal who, final long projectId, final ProjectFields fields) {
+        final Map<String, Object> columns = new LinkedHashMap<>();
+        if (fields.name() != null) {
+            columns.put("name", fields.name());
+        }
+        if (fields.timezone() != null) {
+            columns.put("timezone", fields.timezone());
+        }
+        if (fields.weekStartDay() != null) {
+            columns.put("week_start_day", fields.weekStartDay());
+        }
+        if (fields.testAccountFilters() != null) {
+            columns.put("test_account_filters", Jsonb.bind(fields.testAccountFilters()));
+        }
         return require(who, projectId).compose(p -> {
-            if (fields.isEmpty()) {
+            if (columns.isEmpty()) {
                 return Future.succeededFuture(p);
             }
             final java.util.StringJoiner sets = new java.util.StringJoiner(", ");
             final List<Object> values = new ArrayList<>(List.of(projectId));
-            fields.forEach((column, value) -> {
+            columns.forEach((column, value) -> {
                 values.add(value);
                 sets.add(column + " = $" + values.size());
             });

@@ -1,8 +1,6 @@
 package dev.eddy.gateway.projects;
 
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
@@ -10,10 +8,6 @@ import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.time.DateTimeException;
-import java.time.ZoneId;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * {@code GET/POST /api/projects/}, {@code GET/PATCH /api/projects/:id/} (scopes {@code project:read} and
@@ -46,57 +40,16 @@ public final class ProjectRoutes {
     }
 
     private void create(final RoutingContext ctx) {
-        final Map<String, Object> fields = fields(Body.of(ctx));
-        if (fields.get("name") == null) {
-            throw ApiError.badRequest("required", "'name' is required.", "name");
-        }
-        projects.create(PersonalApiKeyAuth.principal(ctx), fields)
+        projects.create(PersonalApiKeyAuth.principal(ctx), ProjectFields.of(Body.of(ctx), true))
                 .onSuccess(p -> Responses.json(ctx, 201, p))
                 .onFailure(ctx::fail);
     }
 
     private void update(final RoutingContext ctx) {
         final long id = Params.pathId(ctx, "project_id");
-        final Map<String, Object> fields = fields(Body.of(ctx));
-        if (fields.containsKey("name") && fields.get("name") == null) {
-            throw ApiError.badRequest("invalid_input", "'name' may not be null.", "name");
-        }
-        projects.update(PersonalApiKeyAuth.principal(ctx), id, fields)
+        projects.update(PersonalApiKeyAuth.principal(ctx), id, ProjectFields.of(Body.of(ctx), false))
                 .onSuccess(p -> Responses.json(ctx, 200, p))
                 .onFailure(ctx::fail);
-    }
-
-    /** The writable fields of a project body, checked, as column to bind value. */
-    static Map<String, Object> fields(final Body body) {
-        final Map<String, Object> fields = new LinkedHashMap<>();
-        if (body.has("name")) {
-            final String name = body.string("name", 200);
-            fields.put("name", name == null || name.isBlank() ? null : name.trim());
-        }
-        if (body.has("timezone")) {
-            final String zone = body.string("timezone", 64);
-            try {
-                fields.put("timezone", ZoneId.of(zone == null ? "" : zone).getId());
-            } catch (final DateTimeException e) {
-                throw ApiError.badRequest("invalid_choice", "'timezone' must be an IANA time zone such as Europe/Berlin.", "timezone");
-            }
-        }
-        if (body.has("week_start_day")) {
-            final Long day = body.integer("week_start_day", false);
-            if (day != 0 && day != 1) {
-                throw ApiError.badRequest("invalid_choice", "'week_start_day' must be 0 (Sunday) or 1 (Monday).", "week_start_day");
-            }
-            fields.put("week_start_day", day.shortValue());
-        }
-        if (body.has("test_account_filters")) {
-            final JsonNode filters = body.raw("test_account_filters");
-            if (!filters.isArray()) {
-                throw ApiError.badRequest("invalid_input", "'test_account_filters' must be a list of property filters.",
-                        "test_account_filters");
-            }
-            fields.put("test_account_filters", Jsonb.bind(filters));
-        }
-        return fields;
     }
 
     private void retrieve(final RoutingContext ctx) {
