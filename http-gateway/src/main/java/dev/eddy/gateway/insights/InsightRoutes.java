@@ -21,15 +21,12 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVPrinter;
 
 /**
  * PostHog's insights API: list, create, retrieve, update (soft delete with {@code deleted}), DELETE refused with 405,
@@ -47,8 +44,6 @@ public final class InsightRoutes {
     private static final int LAST_VIEWED = 5;
     /** Create and update answer what the cache holds for the insight, as PostHog's default {@code force_cache}. */
     private static final InsightCalculations.Read CACHED = InsightCalculations.Read.of(RefreshMode.FORCE_CACHE);
-    private static final List<String> CSV_COLUMNS = List.of("id", "short_id", "name", "derived_name", "description", "saved",
-            "favorited", "tags", "dashboards", "created_at", "created_by", "last_modified_at", "last_modified_by", "filters", "query");
 
     private final ProjectRepository projects;
     private final InsightRepository insights;
@@ -300,20 +295,7 @@ public final class InsightRoutes {
     }
 
     private static void writeCsv(final RoutingContext ctx, final List<Insight> rows) {
-        final StringWriter out = new StringWriter();
-        try (CSVPrinter printer = new CSVPrinter(out, CSVFormat.DEFAULT.builder().setHeader(CSV_COLUMNS.toArray(String[]::new)).get())) {
-            for (final Insight i : rows) {
-                printer.printRecord(i.id(), i.shortId(), i.name(), i.derivedName(), i.description(), i.saved(), i.favorited(),
-                        String.join(",", i.tags()), i.dashboards().stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse(""),
-                        i.createdAt(), i.createdBy() == null ? "" : i.createdBy().email(), i.lastModifiedAt(),
-                        i.lastModifiedBy() == null ? "" : i.lastModifiedBy().email(), i.filters().toString(),
-                        i.query() == null ? "" : i.query().toString());
-            }
-        } catch (final IOException e) {
-            ctx.fail(e);
-            return;
-        }
-        ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(out.toString());
+        ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(InsightCsv.of(rows));
     }
 
     private static Principal principal(final RoutingContext ctx) {
