@@ -7,7 +7,6 @@ import dev.eddy.gateway.http.ClientAddress;
 import dev.eddy.gateway.http.PublicCors;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.topology.EddyTopics;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -18,13 +17,9 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.CorsHandler;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,9 +28,8 @@ import org.slf4j.LoggerFactory;
  * Public ingestion on every path PostHog SDKs call ({@code /capture}, {@code /batch}, {@code /e},
  * {@code /i/v0/e}, {@code /track}, {@code /engage}; GET, POST and CORS preflight). Authenticated by the project
  * API key in the payload; answers {@code {"status": 1}} (or 204 for {@code beacon=1}) only after Kafka
- * acknowledged every event of the request. Routing policy lives here: historical batches to
- * {@code events.historical}, a key past its rate to {@code events.overflow}, everything else to
- * {@code events.ingest}; {@link EventProducer} only writes.
+ * acknowledged every event of the request. Which events are kept and where they go is {@link CaptureAdmission}'s;
+ * {@link EventProducer} only writes.
  */
 public final class CaptureRoutes {
     private static final Logger LOG = LoggerFactory.getLogger(CaptureRoutes.class);
@@ -49,24 +43,18 @@ public final class CaptureRoutes {
     private final ProjectTokens tokens;
     private final AuthFailureLimiter failures;
     private final EventProducer producer;
-    private final EddyTopics topics;
     private final CaptureConfig limits;
     private final PayloadDecoder decoder;
-    private final OverflowLimiter overflow;
-    private final MeterRegistry registry;
-    private final Map<String, Counter> produced = new ConcurrentHashMap<>();
-    private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
+    private final CaptureAdmission admission;
 
     public CaptureRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final EventProducer producer,
                          final EddyTopics topics, final CaptureConfig limits, final MeterRegistry registry) {
         this.tokens = tokens;
         this.failures = failures;
         this.producer = producer;
-        this.topics = topics;
         this.limits = limits;
         this.decoder = new PayloadDecoder(limits.maxDecodedBytes());
-        this.overflow = new OverflowLimiter(limits.overflow());
-        this.registry = registry;
+        this.admission = new CaptureAdmission(topics, limits.overflow(), registry);
     }
 
     public void mount(final Router router) {
@@ -106,7 +94,7 @@ public final class CaptureRoutes {
                     }
                     final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
                             sentAt, ClientAddress.of(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
-                    return producer.send(loop, route(request, context));
+                    return producer.send(loop, admission.admit(request, context));
                 })
                 .onSuccess(v -> {
                     if ("1".equals(ctx.queryParams().get("beacon"))) {
@@ -116,40 +104,6 @@ public final class CaptureRoutes {
                     }
                 })
                 .onFailure(e -> ctx.fail(asApiError(e)));
-    }
-
-    private List<EventProducer.Outgoing> route(final CaptureRequest request, final EventBuilder.RequestContext context) {
-        final List<EventBuilder.Accepted> events = new ArrayList<>(request.events().size());
-        for (final CaptureRequest.RawEvent raw : request.events()) {
-            final EventBuilder.Built built = EventBuilder.build(raw, context);
-            if (built instanceof EventBuilder.Accepted accepted) {
-                events.add(accepted);
-            } else {
-                counter(dropped, "eddy.capture.events.dropped", "reason", ((EventBuilder.Dropped) built).reason()).increment();
-            }
-        }
-        final List<EventProducer.Outgoing> records = new ArrayList<>(events.size());
-        if (request.historical()) {
-            events.forEach(e -> records.add(EventProducer.record(topics.historical().name(), e.event().partitionKey(),
-                    e.event(), e.rawProperties())));
-        } else {
-            // The first events of a key within its rate stay keyed and in order; the rest spread over overflow.
-            final Map<String, Long> perKey = new HashMap<>();
-            final List<String> keys = events.stream().map(e -> e.event().partitionKey()).toList();
-            keys.forEach(key -> perKey.merge(key, 1L, Long::sum));
-            perKey.replaceAll(overflow::admit);
-            for (int i = 0; i < events.size(); i++) {
-                final EventBuilder.Accepted e = events.get(i);
-                final String key = keys.get(i);
-                final boolean live = perKey.merge(key, -1L, Long::sum) >= 0;
-                records.add(live
-                        ? EventProducer.record(topics.ingest().name(), key, e.event(), e.rawProperties())
-                        : EventProducer.record(topics.overflow().name(), null, e.event(), e.rawProperties()));
-            }
-        }
-        records.stream().collect(Collectors.groupingBy(EventProducer.Outgoing::topic, Collectors.counting()))
-                .forEach((topic, n) -> counter(produced, "eddy.capture.events", "topic", topic).increment(n));
-        return records;
     }
 
     /**
@@ -163,10 +117,6 @@ public final class CaptureRoutes {
         }
         final Instant sent = Instant.ofEpochMilli(Long.parseLong(millis));
         return sent.isAfter(EARLIEST_CLOCK) ? Optional.of(sent) : Optional.empty();
-    }
-
-    private Counter counter(final Map<String, Counter> counters, final String name, final String tag, final String value) {
-        return counters.computeIfAbsent(value, v -> Counter.builder(name).tag(tag, v).register(registry));
     }
 
     private static Throwable asApiError(final Throwable e) {
