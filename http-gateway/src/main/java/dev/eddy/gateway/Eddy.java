@@ -249,7 +249,7 @@ public final class Eddy implements AutoCloseable {
             admin.add(scatter::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
-            final GatewayRoutes gateway = GatewayRoutes.create(new GatewayRoutes.Shared(vertx, config, pool.get(), producer.get(), topics,
+            final GatewayRoutes gateway = new GatewayRoutes(new GatewayRoutes.Shared(vertx, config, pool.get(), producer.get(), topics,
                     registry, failures, scatter, persons, insightQueries, eventCounts, changes, actions.orElseThrow(),
                     cohorts.orElseThrow()), closeables::add);
             routes.addAll(gateway.inMatchingOrder());

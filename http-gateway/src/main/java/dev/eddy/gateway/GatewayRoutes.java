@@ -114,7 +114,8 @@ final class GatewayRoutes {
     private final PostHogJsBundles bundles;
     private final SharingRepository sharing;
 
-    private GatewayRoutes(final Shared shared, final Consumer<AutoCloseable> closeables) throws Exception {
+    /** Makes the gateway's repositories and services; {@code closeables} takes what must be closed with the process. */
+    GatewayRoutes(final Shared shared, final Consumer<AutoCloseable> closeables) throws Exception {
         this.shared = shared;
         final Pool pool = shared.pool();
         access = AccessChanges.listen(shared.vertx(), Database.connectOptions(shared.config().pg()), shared.registry());
@@ -142,11 +143,6 @@ final class GatewayRoutes {
         closeables.accept(geoIp);
         bundles = PostHogJsBundles.load();
         sharing = new SharingRepository(pool);
-    }
-
-    /** Makes the gateway's repositories and services; {@code closeables} takes what must be closed with the process. */
-    static GatewayRoutes create(final Shared shared, final Consumer<AutoCloseable> closeables) throws Exception {
-        return new GatewayRoutes(shared, closeables);
     }
 
     List<Consumer<Router>> inMatchingOrder() {
