@@ -6,27 +6,13 @@ import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.capture.EventProducer;
 import dev.eddy.gateway.bootstrap.Bootstrap;
 import dev.eddy.gateway.db.Database;
-import dev.eddy.gateway.flags.FlagsService;
-import dev.eddy.gateway.actions.ActionInliner;
-import dev.eddy.gateway.actions.ActionRepository;
-import dev.eddy.gateway.cohorts.CohortDefinitions;
-import dev.eddy.gateway.cohorts.CohortRepository;
 import dev.eddy.gateway.http.ErrorHandler;
-import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.http.HttpServerVerticle;
 import dev.eddy.gateway.ops.HealthRoutes;
 import dev.eddy.gateway.ops.HttpMetrics;
-import dev.eddy.gateway.persons.PersonsService;
-import dev.eddy.gateway.streams.InstanceClient;
 import dev.eddy.gateway.streams.InternalSecret;
-import dev.eddy.gateway.streams.Scatter;
-import dev.eddy.gateway.streams.KeyReads;
 import dev.eddy.gateway.streams.Instances;
-import dev.eddy.gateway.trends.EventCountService;
-import dev.eddy.gateway.trends.InsightQueryService;
-import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.query.StoreMeters;
-import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.topology.EddyTopics;
 import dev.eddy.topology.StateDirFailure;
 import dev.eddy.topology.StreamsApp;
@@ -144,12 +130,7 @@ public final class Eddy implements AutoCloseable {
 
         final Routes routes = routes(topics, pool, producer, registry);
         final HttpConfig http = config.http();
-        final HttpServerOptions options = new HttpServerOptions()
-                .setHost(http.host())
-                .setMaxHeaderSize(MAX_HEADER_BYTES)
-                .setCompressionSupported(true);
-        http.tls().ifPresent(tls -> options.setSsl(true)
-                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certFile()).setKeyPath(tls.keyFile())));
+        final HttpServerOptions options = publicServerOptions(http);
         // One server per event loop on one port; Vert.x shares the bound socket among them. Servers asking for
         // port 0 would each get their own random port, so port 0 is first resolved to a free port (tests).
         final int loops = http.effectiveEventLoops();
@@ -227,31 +208,15 @@ public final class Eddy implements AutoCloseable {
         final AuthFailureLimiter failures = new AuthFailureLimiter(config.rateLimits().authFailures());
         final InternalSecret internalSecret = new InternalSecret(config.http().internalSecret().isEmpty()
                 ? dev.eddy.gateway.auth.ApiKeys.newInternalSecret() : config.http().internalSecret(), failures);
-        // Keyed reads (flags, a person) get connections of their own: never queued behind long scatter requests.
-        final HttpClientOptions transport = internalTransport(config.http());
-        final KeyReads reads = new KeyReads(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, config.http().internalTimeout(), new InstanceClient(vertx, internalSecret, transport, 16), registry);
-        final Scatter scatter = new Scatter(vertx, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret,
-                directory, new InstanceClient(vertx, internalSecret, transport, 8), registry);
-        // Every role registers its partials: a streams-only instance answers them for the others.
-        final Optional<ActionRepository> actions = pool.map(ActionRepository::new);
-        final Optional<CohortRepository> cohorts = pool.map(CohortRepository::new);
-        final QueryInliner inliner = pool.isEmpty() ? QueryInliner.NONE
-                : new ActionInliner(actions.orElseThrow()).then(new CohortDefinitions(cohorts.orElseThrow()));
-        final InsightQueryService insightQueries = new InsightQueryService(scatter, config.insights().queryTimeout(),
-                new InsightEngine(config.insights().blockCache(), config.insights().answerCache(), registry), inliner, registry);
-        final ProjectChanges changes = ProjectChanges.register(scatter);
-        final PersonsService persons = new PersonsService(scatter, reads);
-        final EventCountService eventCounts = new EventCountService(scatter);
-        FlagsService.registerReads(scatter);
+        final Reads reads = Reads.of(vertx, config, () -> Optional.ofNullable(streams.get()), this::advertised, internalSecret, directory,
+                internalTransport(config.http()), pool, registry);
         if (config.role().runsStreams()) {
-            admin.add(reads::mount);
-            admin.add(scatter::mount);
+            admin.add(reads.keyed()::mount);
+            admin.add(reads.scatter()::mount);
         }
         if (pool.isPresent() && producer.isPresent()) {
             final GatewayRoutes gateway = new GatewayRoutes(new GatewayRoutes.Shared(vertx, config, pool.get(), producer.get(), topics,
-                    registry, failures, scatter, persons, insightQueries, eventCounts, changes, actions.orElseThrow(),
-                    cohorts.orElseThrow()), closeables::add);
+                    registry, failures, reads), closeables::add);
             routes.addAll(gateway.inMatchingOrder());
         }
         return new Routes(admin, List.of(probes), routes);
@@ -279,7 +244,19 @@ public final class Eddy implements AutoCloseable {
         return options;
     }
 
-    private static Router router(final Vertx loop, final List<Consumer<Router>> routes) {
+    /** The public port's server: header limit, compression, TLS when configured. */
+    static HttpServerOptions publicServerOptions(final HttpConfig http) {
+        final HttpServerOptions options = new HttpServerOptions()
+                .setHost(http.host())
+                .setMaxHeaderSize(MAX_HEADER_BYTES)
+                .setCompressionSupported(true);
+        http.tls().ifPresent(tls -> options.setSsl(true)
+                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certFile()).setKeyPath(tls.keyFile())));
+        return options;
+    }
+
+    /** One event loop's router: {@code routes} in order, then the one error path every failure and 404/405/413 takes. */
+    static Router router(final Vertx loop, final List<Consumer<Router>> routes) {
         final Router router = Router.router(loop);
         routes.forEach(mount -> mount.accept(router));
         router.route().failureHandler(ErrorHandler::handle);

@@ -90,8 +90,34 @@ final class GatewayRoutes {
 
     /** What the gateway shares with the reads every role serves. */
     record Shared(Vertx vertx, EddyConfig config, Pool pool, EventProducer producer, EddyTopics topics, MeterRegistry registry,
-                  AuthFailureLimiter failures, Scatter scatter, PersonsService persons, InsightQueryService insightQueries,
-                  EventCountService eventCounts, ProjectChanges changes, ActionRepository actions, CohortRepository cohorts) {
+                  AuthFailureLimiter failures, Reads reads) {
+        Scatter scatter() {
+            return reads.scatter();
+        }
+
+        PersonsService persons() {
+            return reads.persons();
+        }
+
+        InsightQueryService insightQueries() {
+            return reads.insightQueries();
+        }
+
+        EventCountService eventCounts() {
+            return reads.eventCounts();
+        }
+
+        ProjectChanges changes() {
+            return reads.changes();
+        }
+
+        ActionRepository actions() {
+            return reads.actions().orElseThrow();
+        }
+
+        CohortRepository cohorts() {
+            return reads.cohorts().orElseThrow();
+        }
     }
 
     private final Shared shared;

@@ -47,7 +47,11 @@ public final class EventProducer implements AutoCloseable {
         }
     }
 
-    EventProducer(final Producer<String, byte[]> producer) {
+    /**
+     * Over a producer client made elsewhere: {@link #create} configures one for a broker; Kafka's MockProducer stands in
+     * for one where no broker runs (the route tests).
+     */
+    public EventProducer(final Producer<String, byte[]> producer) {
         this.producer = producer;
         this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_CAPACITY),
                 runnable -> {

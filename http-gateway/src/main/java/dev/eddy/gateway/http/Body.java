@@ -32,19 +32,47 @@ public final class Body {
 
     /** The JSON object in {@code text}; blank reads as {@code {}}. */
     static Body parse(final String text) {
+        final ObjectNode node = object(text);
+        node.fields().forEachRemaining(field -> storable(field.getKey(), field.getKey(), field.getValue()));
+        return new Body(node);
+    }
+
+    /**
+     * The JSON object in a request's {@code text} (blank reads as {@code {}}), not checked for storage: a query's body.
+     * Text that is not JSON is PostHog's 400 {@code parse_error}; JSON that is not an object, its 400 {@code invalid_input}
+     * ({@code Invalid data. Expected a dictionary, but got list.}).
+     */
+    public static ObjectNode object(final String text) {
         if (text == null || text.isBlank()) {
-            return new Body(Json.mapper().createObjectNode());
+            return Json.mapper().createObjectNode();
         }
         try {
             final JsonNode node = Json.mapper().readTree(text);
             if (!node.isObject()) {
-                throw ApiError.badRequest("parse_error", "The request body must be a JSON object.", null);
+                throw ApiError.badRequest("invalid_input", "Invalid data. Expected a dictionary, but got " + pythonType(node) + ".",
+                        "non_field_errors");
             }
-            node.fields().forEachRemaining(field -> storable(field.getKey(), field.getKey(), field.getValue()));
-            return new Body((ObjectNode) node);
+            return (ObjectNode) node;
         } catch (final JacksonException e) {
             throw ApiError.badRequest("parse_error", "JSON parse error: " + e.getOriginalMessage(), null);
         }
+    }
+
+    /** The name Python (PostHog's serializers) gives the type of a JSON value. */
+    private static String pythonType(final JsonNode node) {
+        if (node.isArray()) {
+            return "list";
+        }
+        if (node.isTextual()) {
+            return "str";
+        }
+        if (node.isIntegralNumber()) {
+            return "int";
+        }
+        if (node.isNumber()) {
+            return "float";
+        }
+        return node.isBoolean() ? "bool" : "NoneType";
     }
 
     /** A query parameter's text as {@link #storable} refuses it (null passes: the parameter is absent). */

@@ -19,18 +19,20 @@ public final class PersonsService {
     private static final int MAX_MERGE_HOPS = 64;
 
     private static final String LIST = "persons";
-    /** How long listing persons may take across the instances, rebalances included. */
-    private static final java.time.Duration LIST_TIMEOUT = java.time.Duration.ofSeconds(30);
 
     private final Scatter scatter;
     private final KeyReads reads;
+    private final java.time.Duration listTimeout;
 
     /**
      * Registers the persons list's partial with {@code scatter} (one service per scatter).
+     *
+     * @param listTimeout how long listing persons may take across the instances, rebalances included
      */
-    public PersonsService(final Scatter scatter, final KeyReads reads) {
+    public PersonsService(final Scatter scatter, final KeyReads reads, final java.time.Duration listTimeout) {
         this.scatter = scatter;
         this.reads = reads;
+        this.listTimeout = listTimeout;
         scatter.register(LIST, new PersonListRead());
     }
 
@@ -39,7 +41,7 @@ public final class PersonsService {
      * could be on the page (the first {@code offset + limit} of its own) and how many matched.
      */
     public Future<PersonQuery.Page> list(final long projectId, final PersonQuery query) {
-        return scatter.<PersonQuery.Page>gather(LIST, PersonListRead.request(projectId, query), QueryControl.within(LIST_TIMEOUT))
+        return scatter.<PersonQuery.Page>gather(LIST, PersonListRead.request(projectId, query), QueryControl.within(listTimeout))
                 .map(query::page);
     }
 

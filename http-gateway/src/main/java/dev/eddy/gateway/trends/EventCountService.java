@@ -16,17 +16,22 @@ import java.util.List;
  */
 public final class EventCountService {
     private static final String KIND = "event-counts";
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final Scatter scatter;
+    private final Duration timeout;
 
-    /** Registers the counts' partial with {@code scatter} (one service per scatter). */
-    public EventCountService(final Scatter scatter) {
+    /**
+     * Registers the counts' partial with {@code scatter} (one service per scatter).
+     *
+     * @param timeout how long counting may take across the instances, rebalances included
+     */
+    public EventCountService(final Scatter scatter, final Duration timeout) {
         this.scatter = scatter;
+        this.timeout = timeout;
         scatter.register(KIND, new HourlyCountRead());
     }
 
     public Future<List<HourlyCount>> hourly(final HourlyCountQuery query) {
-        return scatter.gather(KIND, HourlyCountRead.request(query), QueryControl.within(TIMEOUT));
+        return scatter.gather(KIND, HourlyCountRead.request(query), QueryControl.within(timeout));
     }
 }

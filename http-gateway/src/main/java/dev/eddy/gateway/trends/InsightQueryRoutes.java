@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.ProjectRepository;
@@ -81,19 +82,7 @@ public final class InsightQueryRoutes {
 
     /** The request's JSON object body ({@code {}} when empty). */
     static ObjectNode body(final RoutingContext ctx) {
-        final String text = ctx.body() == null ? null : ctx.body().asString();
-        if (text == null || text.isBlank()) {
-            return Json.mapper().createObjectNode();
-        }
-        try {
-            final JsonNode node = Json.mapper().readTree(text);
-            if (node == null || !node.isObject()) {
-                throw ApiError.badRequest("invalid_input", "The body must be a JSON object.", null);
-            }
-            return (ObjectNode) node;
-        } catch (final JacksonException e) {
-            throw ApiError.badRequest("invalid_input", "Malformed JSON: " + e.getOriginalMessage(), null);
-        }
+        return Body.object(ctx.body() == null ? null : ctx.body().asString());
     }
 
     /** Query parameters as PostHog's filter: JSON lists and objects parsed, other values as text. */

@@ -1,14 +1,10 @@
 package dev.eddy.gateway.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -27,7 +23,6 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  */
 public final class Infrastructure implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Infrastructure.class);
-    private static final AtomicInteger DATABASES = new AtomicInteger();
 
     private final String kafkaBootstrap;
     private final String pgHostPort;
@@ -190,13 +185,7 @@ public final class Infrastructure implements AutoCloseable {
 
     /** Creates an empty database for one test class and returns its {@code postgresql://} URL. */
     public String newDatabase(final String prefix) throws SQLException {
-        final String name = (prefix + "_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet())
-                .toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + pgHostPort + "/postgres", pgUser, pgPassword);
-             Statement s = c.createStatement()) {
-            s.execute("CREATE DATABASE " + name);
-        }
-        return "postgresql://" + pgHostPort + "/" + name;
+        return TestPostgres.newDatabase(pgHostPort, pgUser, pgPassword, prefix);
     }
 
     @Override

@@ -1,40 +1,38 @@
 package dev.eddy.gateway.testing;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.config.ConfigLoader;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.config.HttpConfig;
 import dev.eddy.gateway.Eddy;
-import dev.eddy.serde.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 
 /** Starts an Eddy on the shared infrastructure, isolated by topic prefix and database, and talks HTTP to it. */
-public final class TestEddy implements AutoCloseable {
+public final class TestEddy extends ApiClient implements AutoCloseable {
     private final Eddy eddy;
-    private final HttpClient http;
     private final String topicPrefix;
 
     private TestEddy(final Eddy eddy, final String topicPrefix) throws Exception {
+        super(client(eddy.config()));
         this.eddy = eddy;
         this.topicPrefix = topicPrefix;
+    }
+
+    /** An HTTP client for {@code config}'s Eddy: one serving HTTPS is trusted by its certificate alone. */
+    private static HttpClient client(final EddyConfig config) throws Exception {
         final HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-        // An Eddy serving HTTPS is trusted by its certificate alone.
-        final Optional<HttpConfig.Tls> tls = eddy.config().http().tls();
+        final Optional<HttpConfig.Tls> tls = config.http().tls();
         if (tls.isPresent()) {
             client.sslContext(new TestCertificates(Path.of(tls.get().certFile()), Path.of(tls.get().keyFile())).trustingIt());
         }
-        this.http = client.build();
+        return client.build();
     }
 
     /** Starts an Eddy and waits until it is ready ({@code /_health}). */
@@ -102,10 +100,17 @@ public final class TestEddy implements AutoCloseable {
         return topicPrefix + name;
     }
 
+    @Override
+    public EddyConfig config() {
+        return eddy.config();
+    }
+
+    @Override
     public String projectToken() {
         return eddy.bootstrap().orElseThrow().projectToken();
     }
 
+    @Override
     public String personalKey() {
         return eddy.bootstrap().orElseThrow().personalApiKey().orElseThrow();
     }
@@ -114,86 +119,12 @@ public final class TestEddy implements AutoCloseable {
      * Where {@code path} is served: {@code /metrics} and {@code /_internal} on the admin port when there is one, every
      * other route on the public port (HTTPS when the Eddy has a certificate).
      */
+    @Override
     public URI uri(final String path) {
         if (eddy.adminPort().isPresent() && (path.startsWith("/metrics") || path.startsWith("/_internal"))) {
             return URI.create("http://127.0.0.1:" + eddy.adminPort().getAsInt() + path);
         }
         return URI.create((eddy.config().http().tls().isPresent() ? "https" : "http") + "://127.0.0.1:" + eddy.port() + path);
-    }
-
-    public HttpResponse<String> post(final String path, final String body) {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body))
-                .header("Content-Type", "application/json").build());
-    }
-
-    public HttpResponse<String> get(final String path, final Map<String, String> headers) {
-        final HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).GET();
-        headers.forEach(b::header);
-        return send(b.build());
-    }
-
-    /** GET with the bootstrap personal API key. */
-    public HttpResponse<String> getAuthorized(final String path) {
-        return get(path, Map.of("Authorization", "Bearer " + personalKey()));
-    }
-
-    /** A JSON request with {@code key} as the bearer; a null body sends none. */
-    public HttpResponse<String> request(final String key, final String method, final String path, final String body) {
-        return send(HttpRequest.newBuilder(uri(path))
-                .header("Authorization", "Bearer " + key)
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build());
-    }
-
-    /** Every event name counted in project 1 ({@code /event_counts/}), with its count; empty while not answerable. */
-    public Map<String, Long> eventCounts() {
-        final HttpResponse<String> response = getAuthorized("/api/projects/1/event_counts/");
-        final Map<String, Long> counts = new HashMap<>();
-        if (response.statusCode() == 200) {
-            json(response).get("results").forEach(r -> counts.merge(r.get("event").asText(), r.get("count").asLong(), Long::sum));
-        }
-        return counts;
-    }
-
-    public HttpClient http() {
-        return http;
-    }
-
-    public HttpResponse<String> send(final HttpRequest request) {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (final IOException e) {
-            throw new IllegalStateException(e);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    public static JsonNode json(final HttpResponse<String> response) {
-        try {
-            return Json.mapper().readTree(response.body());
-        } catch (final IOException e) {
-            throw new AssertionError("not JSON: " + response.body(), e);
-        }
-    }
-
-    /** Polls {@code condition} every 100 ms until it holds, or fails naming {@code what}. */
-    public void waitUntil(final BooleanSupplier condition, final Duration timeout, final String what) throws InterruptedException {
-        waitUntil(condition, timeout, () -> what);
-    }
-
-    /** As {@link #waitUntil(BooleanSupplier, Duration, String)}, describing the state at the time it gave up. */
-    public void waitUntil(final BooleanSupplier condition, final Duration timeout, final java.util.function.Supplier<String> what)
-            throws InterruptedException {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
-            }
-            Thread.sleep(100);
-        }
     }
 
     /** The {@code host:port} of the instance owning {@code distinctId}'s partition, as this instance's streams metadata says. */

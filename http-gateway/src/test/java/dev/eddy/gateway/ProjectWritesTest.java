@@ -3,7 +3,6 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
@@ -11,12 +10,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Creating and updating projects: own project API key, settings, scopes, isolation. */
-class ProjectWritesIT extends GatewayIT {
+class ProjectWritesTest extends RouteTest {
     private static TestUsers.TestUser readOnly;
 
     @BeforeAll
     static void setUp() throws Exception {
-        readOnly = TestUsers.member(eddy.eddy().config().pg(), 1, "project:read");
+        readOnly = TestUsers.member(eddy.config().pg(), 1, "project:read");
     }
 
     @Test

@@ -3,14 +3,13 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The insights API over HTTP on a real PostgreSQL: fields, filters, soft delete, 405, activity, CSV. */
-class InsightsApiIT extends GatewayIT {
+class InsightsApiTest extends RouteTest {
 
     @Test
     void createAnswers201WithTheFullFieldSet() {

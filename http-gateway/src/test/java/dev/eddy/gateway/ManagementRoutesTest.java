@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.auth.ApiKeys;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
-import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
@@ -15,7 +12,6 @@ import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
@@ -28,8 +24,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -38,22 +32,30 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the running router has mounted (a route added without a row fails {@link #everyMountedManagementRouteHasARow}):
  * no key, a malformed header, a key that does not exist and a revoked key are 401; a key without the route's scope
  * is 403 naming it; a key of a user outside the project's organization and a key scoped to another project are 404
- * (or 403) with an error body and nothing of the project in it; the right key is not 401, 403 or 404.
+ * (or 403) with an error body and nothing of the project in it; the right key is not 401, 403 or 404. And how each
+ * answers what it refuses ({@link #everyRouteRefusesInOneShape}): an unknown project, an object that does not exist, a
+ * body that is not JSON or too large, a method the path does not take; always PostHog's {@code {type, code, detail, attr}}.
  *
- * <p>An Eddy of its own: its hundreds of failed authentications would block this address on a shared one.
+ * <p>On the {@link RouteTier} (routes and PostgreSQL, no Kafka): routes that read the Streams stores answer the right key
+ * 503 {@code no_streams_instance}, which they reach only past authorization; their answers are tested on a whole Eddy
+ * (InsightQueriesIT, PersonsApiIT, ...). Its own limiter: hundreds of failed authentications come from this address.
  */
-@ExtendWith(SharedInfrastructure.class)
-class ManagementAuthMatrixIT {
+class ManagementRoutesTest {
     private static final String P = "/api/projects/:project_id";
     /** Routes outside {@code /api/} that personal API keys authenticate. */
     private static final Set<String> PERSONAL_KEY_ROUTES_OUTSIDE_API = Set.of("/flags/definitions");
     /** Management routes open to anyone, as PostHog's: the API schema. */
     private static final Set<String> PUBLIC = Set.of("GET /api/schema");
     private static final Set<String> ERROR_FIELDS = Set.of("type", "code", "detail", "attr");
+    /** A row's placeholder for an object of project 1. */
+    private static final java.util.regex.Pattern OBJECT = java.util.regex.Pattern.compile("\\{(d|i|f|a|c|fx)}");
+    /** The management API's body limit ({@code GatewayRoutes}), and the cohorts' (a CSV of members may be sent). */
+    private static final int API_BODY_BYTES = 1024 * 1024;
+    private static final int COHORT_BODY_BYTES = 16 * 1024 * 1024;
+    /** DELETE on a dashboard or an insight: 405 without a body, whatever the id (the API description's rule). */
+    private static final Set<String> HARD_DELETE_REFUSED = Set.of("DELETE " + P + "/dashboards/:id", "DELETE " + P + "/insights/:id");
 
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
+    private static RouteTier eddy;
     private static TestUsers.TestUser noScopes;
     private static TestUsers.TestUser outsider;
     private static String otherProjectKey;
@@ -81,6 +83,11 @@ class ManagementAuthMatrixIT {
     enum Kind {
         /** Names project 1: outsiders get 404 (or 403) and nothing of it. */
         PROJECT,
+        /**
+         * Names project 1 and reads the Streams stores: past authorization it reaches them, which on the route tier answer
+         * 503 {@code no_streams_instance} (no streams instance runs there).
+         */
+        STORE_READ,
         /** Names project 1, and may rightly answer 404 to its own key (an id that names nothing). */
         PROJECT_MAY_BE_ABSENT,
         /** A Server-Sent Events stream of project 1. */
@@ -103,35 +110,35 @@ class ManagementAuthMatrixIT {
                 // Another user's key: see anotherUsersKeyCannotBeRevoked.
                 new Row("DELETE", "/api/personal_api_keys/:id", "/api/personal_api_keys/{k}/", "personal_api_key:write", null, Kind.ACCOUNT),
                 new Row("POST", P + "/insights/trend", "/api/projects/1/insights/trend/", "insight:read",
-                        "{\"events\":[{\"id\":\"$pageview\"}]}", Kind.PROJECT),
+                        "{\"events\":[{\"id\":\"$pageview\"}]}", Kind.STORE_READ),
                 new Row("GET", P + "/insights/trend", "/api/projects/1/insights/trend/?events=" + query("[{\"id\":\"$pageview\"}]"), "insight:read", null,
-                        Kind.PROJECT),
+                        Kind.STORE_READ),
                 new Row("POST", P + "/insights/funnel", "/api/projects/1/insights/funnel/", "insight:read",
-                        "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.PROJECT),
+                        "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.STORE_READ),
                 new Row("GET", P + "/insights/funnel", "/api/projects/1/insights/funnel/?events=" + query("[{\"id\":\"a\"},{\"id\":\"b\"}]"), "insight:read",
-                        null, Kind.PROJECT),
-                new Row("POST", P + "/insights/retention", "/api/projects/1/insights/retention/", "insight:read", "{}", Kind.PROJECT),
-                new Row("GET", P + "/insights/retention", "/api/projects/1/insights/retention/?period=Week", "insight:read", null, Kind.PROJECT),
-                new Row("POST", P + "/insights/path", "/api/projects/1/insights/path/", "insight:read", "{}", Kind.PROJECT),
-                new Row("GET", P + "/insights/path", "/api/projects/1/insights/path/?step_limit=3", "insight:read", null, Kind.PROJECT),
-                new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.PROJECT),
-                new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.PROJECT),
+                        null, Kind.STORE_READ),
+                new Row("POST", P + "/insights/retention", "/api/projects/1/insights/retention/", "insight:read", "{}", Kind.STORE_READ),
+                new Row("GET", P + "/insights/retention", "/api/projects/1/insights/retention/?period=Week", "insight:read", null, Kind.STORE_READ),
+                new Row("POST", P + "/insights/path", "/api/projects/1/insights/path/", "insight:read", "{}", Kind.STORE_READ),
+                new Row("GET", P + "/insights/path", "/api/projects/1/insights/path/?step_limit=3", "insight:read", null, Kind.STORE_READ),
+                new Row("GET", P + "/event_counts", "/api/projects/1/event_counts/", "insight:read", null, Kind.STORE_READ),
+                new Row("GET", P + "/persons", "/api/projects/1/persons/", "person:read", null, Kind.STORE_READ),
                 new Row("GET", P + "/persons/trends", "/api/projects/1/persons/trends/?entity_id=%24pageview&entity_type=events", "person:read", null,
-                        Kind.PROJECT),
+                        Kind.STORE_READ),
                 new Row("GET", P + "/persons/stickiness", "/api/projects/1/persons/stickiness/?stickiness_days=1&events="
-                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
+                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.STORE_READ),
                 new Row("GET", P + "/persons/retention", "/api/projects/1/persons/retention/?selected_interval=0", "person:read", null,
-                        Kind.PROJECT),
+                        Kind.STORE_READ),
                 new Row("GET", P + "/persons/funnel", "/api/projects/1/persons/funnel/?funnel_step=1&events="
-                        + query("[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]"), "person:read", null, Kind.PROJECT),
+                        + query("[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]"), "person:read", null, Kind.STORE_READ),
                 new Row("POST", P + "/persons/funnel", "/api/projects/1/persons/funnel/", "person:read",
-                        "{\"funnel_step\":-2,\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]}", Kind.PROJECT),
+                        "{\"funnel_step\":-2,\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]}", Kind.STORE_READ),
                 new Row("GET", P + "/persons/lifecycle", "/api/projects/1/persons/lifecycle/?target_date=-1d&lifecycle_type=new&events="
-                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.PROJECT),
+                        + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.STORE_READ),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,
-                        Kind.PROJECT_MAY_BE_ABSENT),
+                        Kind.STORE_READ),
                 new Row("GET", P + "/groups/find", "/api/projects/1/groups/find/?group_type_index=0&group_key=x", "person:read", null,
-                        Kind.PROJECT_MAY_BE_ABSENT),
+                        Kind.STORE_READ),
                 new Row("GET", P + "/dashboards", "/api/projects/1/dashboards/", "dashboard:read", null, Kind.PROJECT),
                 new Row("POST", P + "/dashboards", "/api/projects/1/dashboards/", "dashboard:write", "{\"name\":\"x\"}", Kind.PROJECT),
                 new Row("POST", P + "/dashboards/create_from_template_json", "/api/projects/1/dashboards/create_from_template_json/",
@@ -154,19 +161,20 @@ class ManagementAuthMatrixIT {
                 new Row("PATCH", P + "/dashboards/:id/sharing", "/api/projects/1/dashboards/{d}/sharing/", "sharing_configuration:write",
                         "{}", Kind.PROJECT),
                 new Row("POST", P + "/dashboards/:id/sharing/refresh", "/api/projects/1/dashboards/{d}/sharing/refresh/",
-                        "sharing_configuration:write", "{}", Kind.PROJECT),
+                        "sharing_configuration:write", null, Kind.PROJECT),
                 new Row("GET", P + "/insights/:id/sharing", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:read", null,
                         Kind.PROJECT),
                 new Row("PATCH", P + "/insights/:id/sharing", "/api/projects/1/insights/{i}/sharing/", "sharing_configuration:write", "{}",
                         Kind.PROJECT),
                 new Row("POST", P + "/insights/:id/sharing/refresh", "/api/projects/1/insights/{i}/sharing/refresh/",
-                        "sharing_configuration:write", "{}", Kind.PROJECT),
+                        "sharing_configuration:write", null, Kind.PROJECT),
                 new Row("GET", P + "/insights/activity", "/api/projects/1/insights/activity/", "activity_log:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights/my_last_viewed", "/api/projects/1/insights/my_last_viewed/", "insight:read", null, Kind.PROJECT),
                 new Row("POST", P + "/insights/cancel", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}",
                         Kind.PROJECT),
+                // Bodies the route does not read (the two refreshes, viewed) are not parsed, as in PostHog: rows without one.
                 new Row("POST", P + "/insights/timing", "/api/projects/1/insights/timing/", "insight:read", "{}", Kind.PROJECT),
-                new Row("POST", P + "/insights/:id/viewed", "/api/projects/1/insights/{i}/viewed/", "insight:read", "{}", Kind.PROJECT),
+                new Row("POST", P + "/insights/:id/viewed", "/api/projects/1/insights/{i}/viewed/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights", "/api/projects/1/insights/", "insight:read", null, Kind.PROJECT),
                 new Row("POST", P + "/insights", "/api/projects/1/insights/", "insight:write", "{}", Kind.PROJECT),
                 new Row("GET", P + "/insights/:id/activity", "/api/projects/1/insights/{i}/activity/", "activity_log:read", null, Kind.PROJECT),
@@ -191,21 +199,20 @@ class ManagementAuthMatrixIT {
                 new Row("GET", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:read", null, Kind.PROJECT),
                 new Row("PATCH", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", "{}", Kind.PROJECT),
                 new Row("DELETE", P + "/cohorts/:id", "/api/projects/1/cohorts/{c}/", "cohort:write", null, Kind.PROJECT),
-                new Row("GET", P + "/cohorts/:id/persons", "/api/projects/1/cohorts/{c}/persons/", "cohort:read", null, Kind.PROJECT),
+                new Row("GET", P + "/cohorts/:id/persons", "/api/projects/1/cohorts/{c}/persons/", "cohort:read", null, Kind.STORE_READ),
                 new Row("PATCH", P + "/cohorts/:id/add_persons_to_static_cohort", "/api/projects/1/cohorts/{c}/add_persons_to_static_cohort/",
-                        "cohort:write", "{\"person_ids\":[\"" + UUID.randomUUID() + "\"]}", Kind.PROJECT),
+                        "cohort:write", "{\"person_ids\":[\"" + UUID.randomUUID() + "\"]}", Kind.STORE_READ),
                 new Row("PATCH", P + "/cohorts/:id/remove_person_from_static_cohort", "/api/projects/1/cohorts/{c}/remove_person_from_static_cohort/",
-                        "cohort:write", "{\"person_id\":\"" + UUID.randomUUID() + "\"}", Kind.PROJECT_MAY_BE_ABSENT),
+                        "cohort:write", "{\"person_id\":\"" + UUID.randomUUID() + "\"}", Kind.STORE_READ),
                 new Row("GET", "/flags/definitions", "/flags/definitions?token={t}", "feature_flag:read", null, Kind.PROJECT));
     }
 
     @BeforeAll
-    static void setUp(final Infrastructure infra) throws Exception {
-        // Each row fails authentication four times from this address; the limiter is tested in AuthThrottlingIT.
-        // Gateway and streams, so that the query routes answer the right key at once.
-        eddy = TestEddy.start(infra, stateDir, Map.of("EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", "1000000"));
-        noScopes = TestUsers.member(eddy.eddy().config().pg(), 15, "other:read");
-        outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
+    static void setUp() throws Exception {
+        // Each row fails authentication four times from this address; the limiter is tested in AuthThrottlingTest.
+        eddy = RouteTier.start(Map.of("EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", "1000000"));
+        noScopes = TestUsers.member(eddy.config().pg(), 15, "other:read");
+        outsider = TestUsers.outsider(eddy.config().pg(), "*");
         final String marker = "matrix-" + UUID.randomUUID().toString().substring(0, 8);
         dashboard = created("/api/projects/1/dashboards/", "{\"name\":\"" + marker + "-dashboard\"}");
         insight = created("/api/projects/1/insights/", "{\"name\":\"" + marker + "-insight\"}");
@@ -229,10 +236,10 @@ class ManagementAuthMatrixIT {
         }
     }
 
-    @Test
-    void everyMountedManagementRouteHasARow() {
-        final Set<String> mounted = new TreeSet<>();
-        for (final Route route : eddy.eddy().routes()) {
+    /** Every mounted management path with the methods it takes. */
+    private static Map<String, Set<String>> mountedMethods() {
+        final Map<String, Set<String>> mounted = new java.util.TreeMap<>();
+        for (final Route route : eddy.routes()) {
             final String path = route.getPath();
             if (path == null || route.methods() == null || route.methods().isEmpty()
                     || !(path.startsWith("/api/") || PERSONAL_KEY_ROUTES_OUTSIDE_API.contains(path))) {
@@ -240,9 +247,16 @@ class ManagementAuthMatrixIT {
                 continue;
             }
             for (final HttpMethod method : route.methods()) {
-                mounted.add(method.name() + " " + path);
+                mounted.computeIfAbsent(path, p -> new TreeSet<>()).add(method.name());
             }
         }
+        return mounted;
+    }
+
+    @Test
+    void everyMountedManagementRouteHasARow() {
+        final Set<String> mounted = new TreeSet<>();
+        mountedMethods().forEach((path, methods) -> methods.forEach(method -> mounted.add(method + " " + path)));
         final Set<String> table = new TreeSet<>(PUBLIC);
         routes().forEach(row -> table.add(row.toString()));
 
@@ -283,12 +297,57 @@ class ManagementAuthMatrixIT {
         }
 
         final Answer allowed = call(row, Optional.of("Bearer " + eddy.personalKey()));
+        if (row.kind() == Kind.STORE_READ) {
+            assertThat(allowed.status()).as(allowed.body()).isEqualTo(503);
+            assertThat(allowed.json().get("code").asText()).isEqualTo("no_streams_instance");
+            return;
+        }
         if (row.kind() == Kind.PROJECT_MAY_BE_ABSENT) {
             assertThat(allowed.status()).as(allowed.body()).isNotIn(401, 403);
         } else {
             assertThat(allowed.status()).as(allowed.body()).isNotIn(401, 403, 404);
         }
         assertThat(allowed.status()).as(allowed.body()).isLessThan(500);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("routes")
+    void everyRouteRefusesInOneShape(final Row row) throws Exception {
+        final Optional<String> admin = Optional.of("Bearer " + eddy.personalKey());
+        final boolean stream = row.kind() == Kind.PROJECT_STREAM;
+        final String body = row.body() == null ? null : resolve(row.body());
+        if (row.path().startsWith("/api/projects/1/")) {
+            for (final String project : List.of("999999", "abc")) {
+                assertRefused(send(row.method(), resolve(row.path()).replace("/api/projects/1/", "/api/projects/" + project + "/"), body,
+                        admin, stream), 404, "not_found", "project " + project);
+            }
+        }
+        final java.util.regex.Matcher object = OBJECT.matcher(row.path());
+        if (object.find()) {
+            for (final String id : List.of("999999999", "x")) {
+                final Answer absent = send(row.method(), resolve(object.replaceFirst(id)), body, admin, stream);
+                if (HARD_DELETE_REFUSED.contains(row.toString())) {
+                    assertThat(absent.status()).as("always refused, as PostHog does").isEqualTo(405);
+                    assertThat(absent.body()).as("405 without a body").isEmpty();
+                } else {
+                    assertRefused(absent, 404, "not_found", "object " + id);
+                }
+            }
+        }
+        if (row.body() != null) {
+            final String path = resolve(row.path());
+            assertRefused(send(row.method(), path, "{\"name\":", admin, stream), 400, "parse_error", "not JSON");
+            assertRefused(send(row.method(), path, "[1]", admin, stream), 400, "invalid_input", "not an object");
+            final int limit = row.mounted().startsWith(P + "/cohorts") ? COHORT_BODY_BYTES : API_BODY_BYTES;
+            assertRefused(send(row.method(), path, "x".repeat(limit + 1), admin, stream), 413, "payload_too_large", "over the body limit");
+        }
+        final Set<String> methods = mountedMethods().get(row.mounted());
+        for (final String method : List.of("PUT", "PATCH", "DELETE", "POST")) {
+            if (!methods.contains(method)) {
+                assertRefused(send(method, resolve(row.path()), null, admin, stream), 405, "method_not_allowed", method);
+                break;
+            }
+        }
     }
 
     @Test
@@ -313,7 +372,7 @@ class ManagementAuthMatrixIT {
         assertThat(byId.body()).doesNotContain("secret of B");
         assertThat(eddy.request(onlyA, "GET", "/api/projects/1/dashboards/" + otherDashboard + "/", null).statusCode())
                 .as("B's dashboard id under A's path").isEqualTo(404);
-        assertThat(TestEddy.json(eddy.request(onlyA, "GET", "/api/projects/", null)).get("count").asInt()).isEqualTo(1);
+        assertThat(RouteTier.json(eddy.request(onlyA, "GET", "/api/projects/", null)).get("count").asInt()).isEqualTo(1);
         assertThat(eddy.request(onlyA, "GET", "/api/projects/1/dashboards/", null).statusCode()).isEqualTo(200);
     }
 
@@ -336,7 +395,7 @@ class ManagementAuthMatrixIT {
         return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
-    record Answer(int status, String body) {
+    record Answer(int status, String body, String contentType) {
         JsonNode json() {
             try {
                 return dev.eddy.serde.Json.mapper().readTree(body);
@@ -349,19 +408,33 @@ class ManagementAuthMatrixIT {
     /** Calls a route; a stream's answer is its status and no body (its events would never end). */
     private static Answer call(final Row row, final Optional<String> authorization) throws Exception {
         // Objects a row deletes are made anew for each caller: one that may delete them does not spoil the next.
-        final String path = resolve(row.path());
-        final String body = row.body() == null ? null : resolve(row.body());
+        return send(row.method(), resolve(row.path()), row.body() == null ? null : resolve(row.body()), authorization,
+                row.kind() == Kind.PROJECT_STREAM);
+    }
+
+    private static Answer send(final String method, final String path, final String body, final Optional<String> authorization,
+                               final boolean stream) throws Exception {
         final HttpRequest.Builder request = HttpRequest.newBuilder(eddy.uri(path)).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
-                .method(row.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         authorization.ifPresent(value -> request.header("Authorization", value));
         final HttpResponse<InputStream> response = eddy.http().send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = response.body()) {
-            if (row.kind() == Kind.PROJECT_STREAM && response.statusCode() == 200) {
-                return new Answer(200, "");
+            if (stream && response.statusCode() == 200) {
+                return new Answer(200, "", "text/event-stream");
             }
-            return new Answer(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new Answer(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                    response.headers().firstValue("Content-Type").orElse(""));
         }
+    }
+
+    /** Asserts PostHog's error answer: {@code status}, JSON, exactly its four fields, {@code code}. */
+    private static void assertRefused(final Answer answer, final int status, final String code, final String what) {
+        assertThat(answer.status()).as(what + ": " + answer.body()).isEqualTo(status);
+        assertThat(answer.contentType()).as(what).startsWith("application/json");
+        assertThat(fieldNames(answer.json())).as(what + ": " + answer.body()).isEqualTo(ERROR_FIELDS);
+        assertThat(answer.json().get("code").asText()).as(what + ": " + answer.body()).isEqualTo(code);
+        assertThat(answer.json().get("detail").asText()).as(what).isNotBlank();
     }
 
     private static Set<String> fieldNames(final JsonNode node) {
@@ -375,7 +448,7 @@ class ManagementAuthMatrixIT {
     private static long created(final String path, final String body) {
         final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", path, body);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-        return TestEddy.json(response).get("id").asLong();
+        return RouteTier.json(response).get("id").asLong();
     }
 
     private static long newFlag(final String key) {
@@ -386,6 +459,6 @@ class ManagementAuthMatrixIT {
     private static JsonNode newKey(final String body) {
         final HttpResponse<String> response = eddy.request(eddy.personalKey(), "POST", "/api/personal_api_keys/", body);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-        return TestEddy.json(response);
+        return RouteTier.json(response);
     }
 }

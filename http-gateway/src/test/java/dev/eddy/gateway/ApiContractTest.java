@@ -3,7 +3,6 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -12,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The OpenAPI document at /api/schema/ and request bodies checked against it. */
-class ApiContractIT extends GatewayIT {
+class ApiContractTest extends RouteTest {
 
     @Test
     void theSchemaIsServedWithoutAKeyAsYamlAndJson() {

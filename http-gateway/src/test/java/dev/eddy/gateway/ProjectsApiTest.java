@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.auth.ApiKeys;
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
-import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,25 +13,17 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code /api/projects/} with and without a personal API key, scopes and project isolation. */
-@ExtendWith(SharedInfrastructure.class)
-class ProjectsApiIT {
+class ProjectsApiTest {
     private static final String FIXED_KEY = "phx_fixedPersonalKeyForProjectsApiIT0001";
     private static final String FIXED_TOKEN = "phc_fixedProjectTokenForProjectsApiIT";
 
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
-    private static Infrastructure infra;
+    private static RouteTier eddy;
 
     @BeforeAll
-    static void start(final Infrastructure shared) throws Exception {
-        infra = shared;
-        eddy = TestEddy.start(shared, stateDir, Map.of(
-                "EDDY_ROLE", "gateway",
+    static void start() throws Exception {
+        eddy = RouteTier.start(Map.of(
                 "EDDY_BOOTSTRAP_PERSONAL_API_KEY", FIXED_KEY,
                 "EDDY_BOOTSTRAP_PROJECT_TOKEN", FIXED_TOKEN));
     }
@@ -52,7 +40,7 @@ class ProjectsApiIT {
         final HttpResponse<String> response = eddy.get("/api/projects/", bearer(FIXED_KEY));
 
         assertThat(response.statusCode()).isEqualTo(200);
-        final JsonNode body = TestEddy.json(response);
+        final JsonNode body = RouteTier.json(response);
         assertThat(body.get("count").asLong()).isEqualTo(1);
         assertThat(body.get("next").isNull()).isTrue();
         assertThat(body.get("previous").isNull()).isTrue();
@@ -66,7 +54,7 @@ class ProjectsApiIT {
         for (final String path : new String[] {"/api/projects/1/", "/api/projects/1"}) {
             final HttpResponse<String> response = eddy.get(path, bearer(FIXED_KEY));
             assertThat(response.statusCode()).as(path).isEqualTo(200);
-            assertThat(TestEddy.json(response).get("name").asText()).isEqualTo("Default project");
+            assertThat(RouteTier.json(response).get("name").asText()).isEqualTo("Default project");
         }
     }
 
@@ -81,11 +69,11 @@ class ProjectsApiIT {
     void missingOrWrongKeyIs401WithAJsonError() {
         final HttpResponse<String> none = eddy.get("/api/projects/", Map.of());
         assertThat(none.statusCode()).isEqualTo(401);
-        assertThat(TestEddy.json(none).get("code").asText()).isEqualTo("not_authenticated");
+        assertThat(RouteTier.json(none).get("code").asText()).isEqualTo("not_authenticated");
 
         final HttpResponse<String> wrong = eddy.get("/api/projects/", bearer("phx_" + "x".repeat(40)));
         assertThat(wrong.statusCode()).isEqualTo(401);
-        assertThat(TestEddy.json(wrong).get("code").asText()).isEqualTo("authentication_failed");
+        assertThat(RouteTier.json(wrong).get("code").asText()).isEqualTo("authentication_failed");
         assertThat(wrong.body()).doesNotContain("Default project");
 
         assertThat(eddy.get("/api/projects/", Map.of("Authorization", "Basic abc")).statusCode()).isEqualTo(401);
@@ -102,7 +90,7 @@ class ProjectsApiIT {
 
         final HttpResponse<String> forbidden = eddy.get("/api/projects/", bearer(unscoped));
         assertThat(forbidden.statusCode()).isEqualTo(403);
-        assertThat(TestEddy.json(forbidden).get("detail").asText()).contains("project:read");
+        assertThat(RouteTier.json(forbidden).get("detail").asText()).contains("project:read");
         assertThat(eddy.get("/api/projects/", bearer(revoked)).statusCode()).isEqualTo(401);
     }
 
@@ -142,6 +130,6 @@ class ProjectsApiIT {
     }
 
     private static Connection connect() throws Exception {
-        return DriverManager.getConnection(eddy.eddy().config().pg().jdbcUrl(), infra.pgUser(), infra.pgPassword());
+        return DriverManager.getConnection(eddy.config().pg().jdbcUrl(), eddy.config().pg().user(), eddy.config().pg().password());
     }
 }

@@ -2,12 +2,8 @@ package dev.eddy.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.eddy.gateway.testing.Infrastructure;
-import dev.eddy.gateway.testing.SharedInfrastructure;
-import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -16,8 +12,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,23 +19,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What browsers and abusive clients meet on the public routes: CORS as PostHog's capture answers it (any origin, its
  * requested headers, credentials) and none on the management API; the per-token limit of {@code /decide} and
  * {@code /flags} with small limits (burst 5, 1 a second); capture never refused by rate; unknown tokens throttled per
- * address. An Eddy of its own, since the limits are its configuration.
+ * address. A route tier of its own, since the limits are its configuration.
  */
-@ExtendWith(SharedInfrastructure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class PublicRoutesSecurityIT {
+class PublicRoutesSecurityTest {
     private static final String ORIGIN = "https://shop.example.com";
     private static final int FLAGS_BURST = 5;
     private static final int AUTH_FAILURE_BURST = 8;
 
-    @TempDir
-    static Path stateDir;
-    private static TestEddy eddy;
+    private static RouteTier eddy;
 
     @BeforeAll
-    static void start(final Infrastructure infra) throws Exception {
-        eddy = TestEddy.start(infra, stateDir, Map.of(
-                "EDDY_ROLE", "gateway",
+    static void start() throws Exception {
+        eddy = RouteTier.start(Map.of(
                 "EDDY_RATE_LIMITS_FLAGS_ENABLED", "true", "EDDY_RATE_LIMITS_FLAGS_BURST", Integer.toString(FLAGS_BURST),
                 "EDDY_RATE_LIMITS_FLAGS_REQUESTS_PER_SECOND", "1",
                 "EDDY_RATE_LIMITS_AUTH_FAILURES_BURST", Integer.toString(AUTH_FAILURE_BURST),
@@ -101,7 +91,7 @@ class PublicRoutesSecurityIT {
     @Order(2)
     void aTokenPastItsFlagsRateGets429WithRetryAfterAndOtherTokensDoNot() {
         final String decide = "{\"token\":\"" + eddy.projectToken() + "\",\"distinct_id\":\"rate\"}";
-        final String otherToken = TestEddy.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/", "{\"name\":\"B\"}"))
+        final String otherToken = RouteTier.json(eddy.request(eddy.personalKey(), "POST", "/api/projects/", "{\"name\":\"B\"}"))
                 .get("api_token").asText();
         final String other = "{\"token\":\"" + otherToken + "\",\"distinct_id\":\"rate\"}";
         // Burst 5, one more a second: a few may have refilled while the requests run, never 5 more.
@@ -120,10 +110,10 @@ class PublicRoutesSecurityIT {
         assertThat(answered).isBetween(FLAGS_BURST, FLAGS_BURST + 2);
         assertThat(limited).as("the request past the burst").isNotNull();
         assertThat(limited.headers().firstValue("Retry-After")).contains("1");
-        assertThat(TestEddy.json(limited).get("type").asText()).isEqualTo("validation_error");
-        assertThat(TestEddy.json(limited).get("code").asText()).isEqualTo("rate_limit_exceeded");
+        assertThat(RouteTier.json(limited).get("type").asText()).isEqualTo("validation_error");
+        assertThat(RouteTier.json(limited).get("code").asText()).isEqualTo("rate_limit_exceeded");
         assertThat(eddy.post("/flags/?v=2", other).statusCode()).as("another token is not limited").isNotIn(401, 429);
-        assertThat(eddy.get("/metrics", Map.of()).body()).containsPattern("eddy_flags_rate_limited_total(\\{[^}]*\\})? [1-9]");
+        assertThat(eddy.meter("eddy.flags.rate_limited")).as("refusals counted").isGreaterThanOrEqualTo(1);
     }
 
     @Test
@@ -151,7 +141,7 @@ class PublicRoutesSecurityIT {
         assertThat(unauthorized).isEqualTo(AUTH_FAILURE_BURST);
         assertThat(last.statusCode()).isEqualTo(429);
         assertThat(last.headers().firstValue("Retry-After")).contains("60");
-        assertThat(TestEddy.json(last).get("type").asText()).isEqualTo("throttled_error");
+        assertThat(RouteTier.json(last).get("type").asText()).isEqualTo("throttled_error");
         assertThat(eddy.get("/api/projects/", Map.of("Authorization", "Bearer phx_guessedPersonalKeyThatIsWrong")).statusCode())
                 .as("one limiter for the management routes too").isEqualTo(429);
         assertThat(eddy.post("/e/", "{\"api_key\":\"" + eddy.projectToken() + "\",\"event\":\"kept\",\"distinct_id\":\"x\"}").statusCode())

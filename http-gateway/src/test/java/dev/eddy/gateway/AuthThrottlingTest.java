@@ -2,14 +2,13 @@ package dev.eddy.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Failed authentications are throttled per source address (an Eddy of its own: the block would leak into other tests). */
-class AuthThrottlingIT extends GatewayIT {
+class AuthThrottlingTest extends RouteTest {
 
     @Test
     void repeatedFailedAuthenticationsFromOneAddressAreThrottled() {

@@ -3,24 +3,17 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.serde.Json;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
-/** Feature flag definitions over HTTP on a real PostgreSQL, and their publication to flags.definitions. */
-class FeatureFlagsApiIT extends GatewayIT {
+/** Feature flag definitions over HTTP on a real PostgreSQL, and what is written to flags.definitions for them. */
+class FeatureFlagsApiTest extends RouteTest {
     private static final String VARIANTS = "\"multivariate\":{\"variants\":[{\"key\":\"control\",\"rollout_percentage\":50},"
             + "{\"key\":\"test\",\"rollout_percentage\":50}]}";
 
@@ -85,26 +78,23 @@ class FeatureFlagsApiIT extends GatewayIT {
         }
     }
 
-    /** The latest value of {@code key} on flags.definitions once {@code done} holds for it (null for a tombstone). */
+    /** The latest value of {@code key} written to flags.definitions once {@code done} holds for it (null for a tombstone). */
     private static JsonNode awaitLatest(final String key, final java.util.function.Predicate<JsonNode> done) throws Exception {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, eddy.eddy().config().kafka().bootstrap());
-        p.putAll(dev.eddy.gateway.testing.Infrastructure.kafkaClientProperties());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "flags-it-" + UUID.randomUUID());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(eddy.topic("flags.definitions")));
-            final Map<String, JsonNode> latest = new HashMap<>();
-            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                for (final ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(300))) {
-                    latest.put(r.key(), r.value() == null ? null : Json.mapper().readTree(r.value()));
-                }
-                if (latest.containsKey(key) && done.test(latest.get(key))) {
-                    return latest.get(key);
-                }
+        final JsonNode[] latest = new JsonNode[1];
+        eddy.waitUntil(() -> {
+            final List<ProducerRecord<String, byte[]>> written = eddy.written("flags.definitions").stream()
+                    .filter(r -> r.key().equals(key)).toList();
+            if (written.isEmpty()) {
+                return false;
             }
-            throw new AssertionError("flags.definitions never reached the expected state for " + key + ": " + latest.get(key));
-        }
+            final byte[] value = written.get(written.size() - 1).value();
+            try {
+                latest[0] = value == null ? null : Json.mapper().readTree(value);
+            } catch (final java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+            return done.test(latest[0]);
+        }, Duration.ofSeconds(10), () -> "flags.definitions reaching the expected state for " + key + ": " + latest[0]);
+        return latest[0];
     }
 }

@@ -3,7 +3,6 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
@@ -12,14 +11,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The dashboards API over HTTP on a real PostgreSQL. */
-class DashboardsApiIT extends GatewayIT {
+class DashboardsApiTest extends RouteTest {
     private static TestUsers.TestUser member;
     private static TestUsers.TestUser readOnly;
 
     @BeforeAll
     static void setUp() throws Exception {
-        member = TestUsers.member(eddy.eddy().config().pg(), 1, "*");
-        readOnly = TestUsers.member(eddy.eddy().config().pg(), 1, "dashboard:read");
+        member = TestUsers.member(eddy.config().pg(), 1, "*");
+        readOnly = TestUsers.member(eddy.config().pg(), 1, "dashboard:read");
     }
 
     @Test

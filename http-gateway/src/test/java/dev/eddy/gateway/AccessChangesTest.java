@@ -3,7 +3,6 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.eddy.config.PostgresConfig;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
@@ -20,18 +19,18 @@ import org.junit.jupiter.api.Test;
  * gateway or an operator would) is seen within a moment, not after the 30 s a kept lookup may live: each change is
  * announced on {@code eddy_access} and drops what the gateway kept.
  */
-class AccessChangesIT extends GatewayIT {
+class AccessChangesTest extends RouteTest {
     /** Far under {@code AccessChanges.MAX_AGE} (30 s): only the change's notice can explain an answer this soon. */
     private static final Duration SOON = Duration.ofSeconds(5);
 
     @Test
     void aKeyRevokedInTheDatabaseStopsWorkingAtOnce() throws Exception {
-        final PostgresConfig pg = eddy.eddy().config().pg();
+        final PostgresConfig pg = eddy.config().pg();
         final TestUsers.TestUser user = TestUsers.member(pg, 1, "*");
-        eddy.waitUntil(() -> metric("eddy_access_listening") == 1, SOON, "the gateway listening for changes");
+        eddy.waitUntil(() -> metric("eddy.access.listening") == 1, SOON, "the gateway listening for changes");
         assertThat(status(user.key(), "/api/projects/1/")).isEqualTo(200);
         assertThat(status(user.key(), "/api/projects/1/")).as("asked again: now from what was kept").isEqualTo(200);
-        assertThat(metric("eddy_access_kept")).as("the key and the project kept").isGreaterThanOrEqualTo(2);
+        assertThat(metric("eddy.access.kept")).as("the key and the project kept").isGreaterThanOrEqualTo(2);
 
         sql(pg, "UPDATE personal_api_keys SET revoked_at = now() WHERE user_id = ?", user.id());
         within(() -> status(user.key(), "/api/projects/1/"), 401);
@@ -39,7 +38,7 @@ class AccessChangesIT extends GatewayIT {
 
     @Test
     void aMemberRemovedInTheDatabaseNoLongerSeesTheProject() throws Exception {
-        final PostgresConfig pg = eddy.eddy().config().pg();
+        final PostgresConfig pg = eddy.config().pg();
         final TestUsers.TestUser user = TestUsers.member(pg, 1, "*");
         assertThat(status(user.key(), "/api/projects/1/")).isEqualTo(200);
         assertThat(status(user.key(), "/api/projects/1/")).isEqualTo(200);
@@ -50,7 +49,7 @@ class AccessChangesIT extends GatewayIT {
 
     @Test
     void aProjectChangedInTheDatabaseIsReadAnew() throws Exception {
-        final PostgresConfig pg = eddy.eddy().config().pg();
+        final PostgresConfig pg = eddy.config().pg();
         final String before = TestEddy.json(eddy.getAuthorized("/api/projects/1/")).path("name").asText();
         TestEddy.json(eddy.getAuthorized("/api/projects/1/"));
         try {
@@ -83,8 +82,7 @@ class AccessChangesIT extends GatewayIT {
 
     /** A gauge's value on /metrics. */
     private static double metric(final String name) {
-        return eddy.get("/metrics", java.util.Map.of()).body().lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
+        return eddy.meter(name);
     }
 
     private static int status(final String key, final String path) {

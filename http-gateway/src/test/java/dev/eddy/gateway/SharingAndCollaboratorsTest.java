@@ -3,7 +3,6 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import dev.eddy.gateway.testing.TestUsers;
 import java.net.http.HttpResponse;
@@ -13,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Dashboard collaborators and the sharing of dashboards and insights, over HTTP on a real PostgreSQL. */
-class SharingAndCollaboratorsIT extends GatewayIT {
+class SharingAndCollaboratorsTest extends RouteTest {
     /** What a browser's navigation asks for. */
     private static final String BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
     private static TestUsers.TestUser member;
@@ -21,8 +20,8 @@ class SharingAndCollaboratorsIT extends GatewayIT {
 
     @BeforeAll
     static void setUp() throws Exception {
-        member = TestUsers.member(eddy.eddy().config().pg(), 1, "*");
-        outsider = TestUsers.outsider(eddy.eddy().config().pg(), "*");
+        member = TestUsers.member(eddy.config().pg(), 1, "*");
+        outsider = TestUsers.outsider(eddy.config().pg(), "*");
     }
 
     @Test

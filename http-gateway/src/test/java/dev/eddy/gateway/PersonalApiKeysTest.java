@@ -3,14 +3,13 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.testing.GatewayIT;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Personal API keys: shown once, stored hashed, scoped, never escalated, revoked at once. */
-class PersonalApiKeysIT extends GatewayIT {
+class PersonalApiKeysTest extends RouteTest {
 
     @Test
     void aNewKeyIsShownOnceAndWorksWithinItsScopesUntilRevoked() {
