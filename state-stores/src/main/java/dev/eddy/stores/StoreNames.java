@@ -20,6 +20,8 @@ public final class StoreNames {
     public static final String EVENT_BLOCKS = "event-blocks";
     /** {@code project:person} of a merged-away person → the person its timeline moved to. */
     public static final String TIMELINE_REDIRECTS = "timeline-redirects";
+    /** What the timeline processor records about its partition's stores ({@code TimelineMetadata}): state, not data. */
+    public static final String TIMELINE_METADATA = "timeline-metadata";
 
     /** Identity: {@code project:distinct_id} to the uuid of its person. */
     public static final String DISTINCT_IDS = "distinct-ids";

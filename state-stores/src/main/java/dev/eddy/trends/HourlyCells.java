@@ -7,7 +7,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** A partition's hourly counts ({@link HourlyEventKey}), as the queries answered from them read them. */
 public interface HourlyCells {
-    /** Whether the counts include every stored event of the partition ({@link HourlyEventKey#BUILT}). */
+    /** Whether the counts include every stored event of the partition ({@link TimelineMetadata#ROLLUPS_BUILT}). */
     boolean built();
 
     /**
@@ -32,12 +32,12 @@ public interface HourlyCells {
         void accept(String event, long hour, long count);
     }
 
-    /** The cells as stored, read from {@code store} each time. */
-    static HourlyCells of(final ReadOnlyKeyValueStore<HourlyEventKey, Long> store) {
+    /** The cells as stored, read from {@code store} each time, built as the partition's {@code metadata} says. */
+    static HourlyCells of(final ReadOnlyKeyValueStore<HourlyEventKey, Long> store, final ReadOnlyKeyValueStore<String, String> metadata) {
         return new HourlyCells() {
             @Override
             public boolean built() {
-                return store.get(HourlyEventKey.BUILT) != null;
+                return TimelineMetadata.rollupsBuilt(metadata);
             }
 
             @Override

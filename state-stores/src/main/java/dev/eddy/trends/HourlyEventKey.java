@@ -21,12 +21,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * @param event     event name
  */
 public record HourlyEventKey(long projectId, long hour, String event) {
-    /**
-     * Present in a partition's store once its counts include every event of its timelines (project 0 is no
-     * project's): until then, queries read that partition's events instead.
-     */
-    public static final HourlyEventKey BUILT = new HourlyEventKey(0, 0, "#built");
-    /** The name of the change counters' keys ({@link #changes}), in the bookkeeping project 0 with {@link #BUILT}. */
+    /** The name of the change counters' keys ({@link #changes}). */
     private static final String CHANGES = "#changes";
     /** The name of the settled hours' change counters ({@link #settled}). */
     private static final String SETTLED = "#settled";

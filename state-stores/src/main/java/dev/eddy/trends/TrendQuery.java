@@ -430,7 +430,7 @@ public final class TrendQuery {
 
     /**
      * Adds one partition's rollups of the project into {@code partial}, if they answer this query exactly
-     * ({@link #answerableFromRollups}) and include all of the partition's events ({@link HourlyEventKey#BUILT});
+     * ({@link #answerableFromRollups}) and include all of the partition's events ({@link TimelineMetadata#ROLLUPS_BUILT});
      * false, adding nothing, if the events must be read instead.
      *
      * @param hourly  the partition's hourly counts

@@ -23,7 +23,7 @@ class ChangeCounterTest {
     @Test
     void theCounterIsInTheBookkeepingProjectKeyedByProject() {
         assertThat(HourlyEventKey.changes(42)).isEqualTo(new HourlyEventKey(0, 42, "#changes"));
-        assertThat(HourlyEventKey.changes(42)).isNotEqualTo(HourlyEventKey.changes(43)).isNotEqualTo(HourlyEventKey.BUILT);
+        assertThat(HourlyEventKey.changes(42)).isNotEqualTo(HourlyEventKey.changes(43)).isNotEqualTo(HourlyEventKey.settled(42));
     }
 
     @Test
@@ -46,8 +46,7 @@ class ChangeCounterTest {
         final TrendQuery.Partial partial = trend.partial();
 
         assertThat(trend.answerableFromRollups()).as("rollups").isTrue();
-        assertThat(hourly.get(HourlyEventKey.BUILT)).isEqualTo(1L);
-        assertThat(trend.countInto(partial, HourlyCells.of(hourly), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
+        assertThat(trend.countInto(partial, HourlyCells.of(hourly, built()), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
 
         final JsonNode data = trend.result(partial).get(0).get("data");
         assertThat(data).hasSize(2);
@@ -55,10 +54,16 @@ class ChangeCounterTest {
         assertThat(trend.result(partial).get(0).get("count").asInt()).isEqualTo(1);
     }
 
-    /** Project 1's counts, with the bookkeeping entries every partition has: built, and counters of projects 1 and 2. */
+    /** A partition's metadata saying its rollups are built. */
+    static SortedStore<String, String> built() {
+        final SortedStore<String, String> metadata = new SortedStore<>(Serdes.String());
+        metadata.put(TimelineMetadata.ROLLUPS_BUILT, "1");
+        return metadata;
+    }
+
+    /** Project 1's counts, with the bookkeeping entries every partition has: counters of projects 1 and 2. */
     private static SortedStore<HourlyEventKey, Long> storeWithCounters() {
         final SortedStore<HourlyEventKey, Long> store = new SortedStore<>(HourlyEventKey.serde());
-        store.put(HourlyEventKey.BUILT, 1L);
         store.put(HourlyEventKey.changes(1), 42L);
         store.put(HourlyEventKey.changes(2), 7L);
         store.put(HourlyEventKey.of(1, EPOCH.plusSeconds(3600), "$pageview"), 1L);

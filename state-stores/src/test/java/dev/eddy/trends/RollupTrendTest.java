@@ -30,7 +30,6 @@ class RollupTrendTest {
     private final Map<String, TreeMap<LocalDate, Long>> daily = new TreeMap<>();
 
     RollupTrendTest() {
-        store.put(HourlyEventKey.BUILT, 1L);
         final Random random = new Random(18);
         final long first = Instant.parse("2026-09-01T00:00:00Z").getEpochSecond() / 3600;
         final long last = NOW.getEpochSecond() / 3600;
@@ -83,7 +82,7 @@ class RollupTrendTest {
         final TrendQuery trend = TrendQuery.parse(Json.mapper().readTree(query), ZoneOffset.UTC, DayOfWeek.SUNDAY,
                 Json.mapper().createArrayNode(), NOW, Optional::empty);
         final TrendQuery.Partial partial = trend.partial();
-        assertThat(trend.countInto(partial, HourlyCells.of(store), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
+        assertThat(trend.countInto(partial, HourlyCells.of(store, ChangeCounterTest.built()), new SortedStore<>(Serdes.Bytes()), 1)).isTrue();
         return trend.result(partial);
     }
 

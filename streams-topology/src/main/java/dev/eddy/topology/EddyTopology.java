@@ -37,7 +37,8 @@ import org.apache.kafka.streams.state.Stores;
  *   groups (groups)                      ─► groups.state ─► global groups-global;   groups.types ─► global group-types
  *   persons, events.enriched, persons.merges, timelines.moves
  *                                        ─► event-timelines (event-timelines, hourly-counts, unique-markers,
- *                                           timeline-expiry, timeline-redirects) ─► timelines.moves
+ *                                           timeline-expiry, timeline-redirects, timeline-metadata, event-blocks)
+ *                                           ─► timelines.moves
  *   (persons and event-timelines are one sub-topology: a person and its timeline share a task, and the persons
  *   processor hands each event straight to its timeline)
  * </pre>
@@ -77,7 +78,8 @@ public final class EddyTopology {
     public static java.util.Map<String, String> keyTopics(final EddyTopics topics) {
         return java.util.Map.of(StoreNames.DISTINCT_IDS, topics.ingest().name(), StoreNames.PERSONS, topics.personCommands().name(),
                 StoreNames.EVENT_TIMELINES, topics.enriched().name(), StoreNames.HOURLY_COUNTS, topics.enriched().name(),
-                StoreNames.UNIQUE_MARKERS, topics.enriched().name(), StoreNames.EVENT_BLOCKS, topics.enriched().name());
+                StoreNames.UNIQUE_MARKERS, topics.enriched().name(), StoreNames.EVENT_BLOCKS, topics.enriched().name(),
+                StoreNames.TIMELINE_METADATA, topics.enriched().name());
     }
 
     /** The topology, with unreadable global-store records only logged (tests). */
@@ -156,6 +158,9 @@ public final class EddyTopology {
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.UNIQUE_MARKERS),
                 Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled(), TIMELINES);
         t.addStateStore(store(StoreNames.TIMELINE_REDIRECTS, Serdes.String()), TIMELINES);
+        // What the timeline processor records about the stores above (rollups built, a rebuild's cursor, the blocks'
+        // change count): a few keys per partition, apart from the stores' records.
+        t.addStateStore(store(StoreNames.TIMELINE_METADATA, Serdes.String()), TIMELINES);
         // The event blocks are derived from the timelines and rebuilt from them wherever they are missing (a new
         // instance, a failover, an unclean stop, which under exactly-once wipes the task's whole state): no changelog.
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_BLOCKS),

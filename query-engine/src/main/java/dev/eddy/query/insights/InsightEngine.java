@@ -979,8 +979,8 @@ public final class InsightEngine {
         for (final int p : partitions) {
             check.run();
             final long generation = app.storeGeneration();
-            final HourlyCells hourly = new SettledHours(Stores.partition(app, StoreNames.HOURLY_COUNTS, p), answers, p, generation,
-                    System.currentTimeMillis());
+            final HourlyCells hourly = new SettledHours(Stores.partition(app, StoreNames.HOURLY_COUNTS, p),
+                    Stores.partition(app, StoreNames.TIMELINE_METADATA, p), answers, p, generation, System.currentTimeMillis());
             if (engine.count(query, partial, hourly, Stores.partition(app, StoreNames.UNIQUE_MARKERS, p), project)) {
                 continue;
             }

@@ -2,6 +2,7 @@ package dev.eddy.query.insights;
 
 import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.TimelineMetadata;
 import java.util.Optional;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -29,18 +30,21 @@ final class SettledHours implements HourlyCells {
     }
 
     private final ReadOnlyKeyValueStore<HourlyEventKey, Long> store;
+    private final ReadOnlyKeyValueStore<String, String> metadata;
     private final BlockAnswers kept;
     private final int partition;
     private final long generation;
     private final long settledBefore;
 
     /**
+     * @param metadata   the partition's timeline metadata (whether its counts are built)
      * @param generation the store generation {@code store} was resolved in (read before it)
      * @param nowMillis  the wall clock, as the topology reads it
      */
-    SettledHours(final ReadOnlyKeyValueStore<HourlyEventKey, Long> store, final BlockAnswers kept, final int partition, final long generation,
-                 final long nowMillis) {
+    SettledHours(final ReadOnlyKeyValueStore<HourlyEventKey, Long> store, final ReadOnlyKeyValueStore<String, String> metadata,
+                 final BlockAnswers kept, final int partition, final long generation, final long nowMillis) {
         this.store = store;
+        this.metadata = metadata;
         this.kept = kept;
         this.partition = partition;
         this.generation = generation;
@@ -50,7 +54,7 @@ final class SettledHours implements HourlyCells {
     /** Whether the counts are built; a yes is kept for the store generation (the topology never takes it back). */
     @Override
     public boolean built() {
-        return kept.keptIfTrue(new Built(partition, generation), () -> store.get(HourlyEventKey.BUILT) != null);
+        return kept.keptIfTrue(new Built(partition, generation), () -> TimelineMetadata.rollupsBuilt(metadata));
     }
 
     @Override

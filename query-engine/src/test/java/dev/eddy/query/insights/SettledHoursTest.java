@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.eddy.trends.HourlyCells;
 import dev.eddy.trends.HourlyEventKey;
 import dev.eddy.trends.SortedStore;
+import dev.eddy.trends.TimelineMetadata;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -20,10 +21,11 @@ class SettledHoursTest {
     private static final long HOUR = HourlyEventKey.settledBefore(NOW) + 1;
 
     private final SortedStore<HourlyEventKey, Long> store = new SortedStore<>(HourlyEventKey.serde());
+    private final SortedStore<String, String> metadata = new SortedStore<>(org.apache.kafka.common.serialization.Serdes.String());
     private final BlockAnswers kept = new BlockAnswers(1 << 20, null);
 
     SettledHoursTest() {
-        store.put(HourlyEventKey.BUILT, 1L);
+        metadata.put(TimelineMetadata.ROLLUPS_BUILT, "1");
         for (long h = HOUR - 48; h <= HOUR; h++) {
             store.put(new HourlyEventKey(PROJECT, h, "$pageview"), h - HOUR + 100);
             store.put(new HourlyEventKey(PROJECT, h, "signup"), 1L);
@@ -71,7 +73,7 @@ class SettledHoursTest {
     @Test
     void rangesOfLiveHoursOnlyAndNothingKeptWithoutABudget() {
         assertThat(cells(hours(0), Optional.of("signup"), HOUR - 1, HOUR)).containsOnlyKeys(HOUR - 1, HOUR);
-        final SettledHours none = new SettledHours(store, new BlockAnswers(0, null), 0, 0, NOW);
+        final SettledHours none = new SettledHours(store, metadata, new BlockAnswers(0, null), 0, 0, NOW);
         cells(none, Optional.of("signup"), HOUR - 24, HOUR);
         final long before = store.entriesRead();
         cells(none, Optional.of("signup"), HOUR - 24, HOUR);
@@ -80,17 +82,17 @@ class SettledHoursTest {
 
     @Test
     void aYesToBuiltIsKeptForTheGenerationAndANoAskedAgain() {
-        store.delete(HourlyEventKey.BUILT);
+        metadata.delete(TimelineMetadata.ROLLUPS_BUILT);
         assertThat(hours(0).built()).isFalse();
-        store.put(HourlyEventKey.BUILT, 1L);
+        metadata.put(TimelineMetadata.ROLLUPS_BUILT, "1");
         assertThat(hours(0).built()).as("a no is not kept").isTrue();
-        store.delete(HourlyEventKey.BUILT);
+        metadata.delete(TimelineMetadata.ROLLUPS_BUILT);
         assertThat(hours(0).built()).as("a yes is: the topology never takes it back while the stores stay").isTrue();
         assertThat(hours(1).built()).as("stores replaced (a store generation later) are asked again").isFalse();
     }
 
     private SettledHours hours(final long generation) {
-        return new SettledHours(store, kept, 0, generation, NOW);
+        return new SettledHours(store, metadata, kept, 0, generation, NOW);
     }
 
     /** The hours' counts as {@link HourlyCells#hours} gives them, by hour (those not 0). */

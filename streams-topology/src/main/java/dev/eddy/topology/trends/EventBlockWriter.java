@@ -30,7 +30,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class EventBlockWriter {
     /** The ledger's key of how many times the blocks changed, as of the last commit. */
-    static final String CHANGES = "#event-block-changes";
+    static final String CHANGES = dev.eddy.trends.TimelineMetadata.EVENT_BLOCK_CHANGES;
     /** The blocks' own record of the same count, written when the task closes cleanly and removed when it opens. */
     private static final Bytes CHANGES_AT_CLOSE = BlockKeys.meta("changes-at-close");
 

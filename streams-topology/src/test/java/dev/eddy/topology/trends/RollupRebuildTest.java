@@ -8,6 +8,7 @@ import dev.eddy.stores.StoreNames;
 import dev.eddy.timelines.TimelineEvent;
 import dev.eddy.timelines.TimelineKeys;
 import dev.eddy.trends.HourlyEventKey;
+import dev.eddy.trends.TimelineMetadata;
 import dev.eddy.trends.UniqueMarkers;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +38,8 @@ class RollupRebuildTest {
     private KeyValueStore<Bytes, byte[]> markers;
     private TimelineProcessor processor;
     private KeyValueStore<Bytes, byte[]> blocks;
+    private KeyValueStore<String, String> redirects;
+    private KeyValueStore<String, String> metadata;
 
     @BeforeEach
     void stores() {
@@ -46,7 +49,8 @@ class RollupRebuildTest {
         counts = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.HOURLY_COUNTS), HourlyEventKey.serde(), Serdes.Long()));
         markers = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.UNIQUE_MARKERS), Serdes.Bytes(), Serdes.ByteArray()));
         store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_EXPIRY), Serdes.Bytes(), Serdes.ByteArray()));
-        store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_REDIRECTS), Serdes.String(), Serdes.String()));
+        redirects = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_REDIRECTS), Serdes.String(), Serdes.String()));
+        metadata = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.TIMELINE_METADATA), Serdes.String(), Serdes.String()));
         blocks = store(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.EVENT_BLOCKS), Serdes.Bytes(), Serdes.ByteArray()));
     }
 
@@ -67,19 +71,19 @@ class RollupRebuildTest {
         }
         processor = new TimelineProcessor(Duration.ZERO, 4);
         processor.init(context);
-        assertThat(counts.get(HourlyEventKey.BUILT)).as("not built: queries read the events").isNull();
+        assertThat(built()).as("not built: queries read the events").isFalse();
 
-        processor.rebuildSome();
+        rebuildSome();
         assertThat(count()).isEqualTo(4);
         // One event behind the cursor (person 1) and one ahead of it (person 8) arrive during the rebuild.
         process(persons[1], "$pageview", HOUR.plusSeconds(100));
         process(persons[8], "$pageview", HOUR.plusSeconds(200));
         assertThat(count()).as("only the one behind the cursor counts now").isEqualTo(5);
 
-        processor.rebuildSome();
-        processor.rebuildSome();
-        assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
-        processor.rebuildSome();
+        rebuildSome();
+        rebuildSome();
+        assertThat(built()).isTrue();
+        rebuildSome();
         assertThat(count()).isEqualTo(12);
         assertThat(markedPersons()).isEqualTo(10);
         // Once built, every new event counts at once.
@@ -93,7 +97,7 @@ class RollupRebuildTest {
         processor.init(context);
         assertThat(context.scheduledPunctuators()).as("no rebuild to run").isEmpty();
         process(new UUID(2, 2), "signup", HOUR);
-        assertThat(counts.get(HourlyEventKey.BUILT)).isEqualTo(1L);
+        assertThat(built()).isTrue();
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         assertThat(counts.get(HourlyEventKey.of(PROJECT, HOUR, "signup"))).isEqualTo(1L);
         assertThat(blockRows()).hasSize(1);
@@ -110,21 +114,21 @@ class RollupRebuildTest {
             persons[i] = new UUID(1, i);
             put(persons[i], "$pageview", HOUR.plusSeconds(i));
         }
-        counts.put(HourlyEventKey.BUILT, 1L);
+        metadata.put(TimelineMetadata.ROLLUPS_BUILT, "1");
         counts.put(HourlyEventKey.of(PROJECT, HOUR, "$pageview"), 10L);
         processor = new TimelineProcessor(Duration.ZERO, 4);
         processor.init(context);
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("not complete: queries read the timelines").isNull();
 
-        processor.rebuildSome();
+        rebuildSome();
         assertThat(blockRows()).hasSize(4);
         process(persons[1], "$pageview", HOUR.plusSeconds(100));
         process(persons[8], "$pageview", HOUR.plusSeconds(200));
         assertThat(blockRows()).as("new events have their rows at once").hasSize(6);
         assertThat(count()).as("the built rollups count new events at once").isEqualTo(12);
 
-        processor.rebuildSome();
-        processor.rebuildSome();
+        rebuildSome();
+        rebuildSome();
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         final List<String> uuids = blockRows();
         assertThat(uuids).hasSize(12).doesNotHaveDuplicates();
@@ -155,14 +159,13 @@ class RollupRebuildTest {
         try (var it = timelines.range(TimelineKeys.personStart(PROJECT, new UUID(3, 0)), TimelineKeys.personEnd(PROJECT, new UUID(3, 0)))) {
             timelines.delete(it.next().key);
         }
-        final var ledger = context.<KeyValueStore<String, String>>getStateStore(StoreNames.TIMELINE_REDIRECTS);
-        ledger.put(EventBlockWriter.CHANGES, Long.toString(Long.parseLong(ledger.get(EventBlockWriter.CHANGES)) + 3));
+        metadata.put(TimelineMetadata.EVENT_BLOCK_CHANGES, Long.toString(Long.parseLong(metadata.get(TimelineMetadata.EVENT_BLOCK_CHANGES)) + 3));
 
         processor = new TimelineProcessor(Duration.ZERO, 4);
         processor.init(context);
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("stale: queries read the timelines").isNull();
-        processor.rebuildSome();
-        processor.rebuildSome();
+        rebuildSome();
+        rebuildSome();
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         final List<String> stored = new java.util.ArrayList<>();
         try (var it = timelines.all()) {
@@ -190,10 +193,69 @@ class RollupRebuildTest {
         processor.init(context);
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("another layout: queries read the timelines").isNull();
         assertThat(BlockKeys.number(blocks.get(BlockKeys.meta(BlockKeys.FORMAT)), -1)).isEqualTo(BlockKeys.VERSION);
-        processor.rebuildSome();
-        processor.rebuildSome();
+        rebuildSome();
+        rebuildSome();
         assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).isNotNull();
         assertThat(blockRows()).containsExactlyInAnyOrderElementsOf(stored);
+    }
+
+    /**
+     * What an earlier release kept in the other stores (the built flag among the hourly counts, the rebuild's cursor and
+     * the blocks' change count among the redirects) is moved to the metadata store when the task opens: the rollups are
+     * not counted again, the blocks written then are kept, and the old stores hold only their own records.
+     */
+    @Test
+    void anEarlierReleasesKeysMoveToTheMetadataStore() {
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        for (int i = 0; i < 3; i++) {
+            process(new UUID(4, i), "$pageview", HOUR.plusSeconds(i));
+        }
+        processor.close();
+        // As the earlier release left them.
+        counts.put(LegacyMetadata.BUILT, 1L);
+        redirects.put(LegacyMetadata.EVENT_BLOCK_CHANGES, metadata.delete(TimelineMetadata.EVENT_BLOCK_CHANGES));
+        metadata.delete(TimelineMetadata.ROLLUPS_BUILT);
+        final int punctuators = context.scheduledPunctuators().size();
+
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+
+        assertThat(built()).isTrue();
+        assertThat(metadata.get(TimelineMetadata.EVENT_BLOCK_CHANGES)).isNotNull();
+        assertThat(counts.get(LegacyMetadata.BUILT)).isNull();
+        assertThat(redirects.get(LegacyMetadata.EVENT_BLOCK_CHANGES)).isNull();
+        assertThat(context.scheduledPunctuators()).as("nothing to rebuild").hasSize(punctuators);
+        assertThat(blocks.get(BlockKeys.meta(BlockKeys.COMPLETE))).as("the blocks kept").isNotNull();
+        assertThat(count()).as("counted once").isEqualTo(3);
+
+        // A rebuild's cursor of the earlier release: the rollups go on from it, counting only what is past it.
+        processor.close();
+        metadata.delete(TimelineMetadata.ROLLUPS_BUILT);
+        final byte[] second;
+        try (var it = timelines.all()) {
+            it.next();
+            second = it.next().key.get();
+        }
+        redirects.put(LegacyMetadata.REBUILD_CURSOR, java.util.HexFormat.of().formatHex(second));
+        counts.put(HourlyEventKey.of(PROJECT, HOUR, "$pageview"), 2L);
+        processor = new TimelineProcessor(Duration.ZERO, 4);
+        processor.init(context);
+        assertThat(redirects.get(LegacyMetadata.REBUILD_CURSOR)).isNull();
+        rebuildSome();
+        assertThat(built()).isTrue();
+        assertThat(count()).as("the two before the cursor, and the one after it").isEqualTo(3);
+    }
+
+    /** Runs the rebuild's punctuation once, as the wall clock would; nothing when no rebuild is scheduled (it ended). */
+    private void rebuildSome() {
+        context.scheduledPunctuators().stream().filter(p -> p.getInterval().equals(RollupRebuild.INTERVAL) && !p.cancelled())
+                .reduce((first, second) -> second)
+                .ifPresent(p -> p.getPunctuator().punctuate(context.currentSystemTimeMs()));
+    }
+
+    private boolean built() {
+        return metadata.get(TimelineMetadata.ROLLUPS_BUILT) != null;
     }
 
     /** The uuids of the rows in the project's event blocks that are not deleted. */
