@@ -1,14 +1,12 @@
 package dev.eddy.gateway.dashboards;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.http.ApiError;
-import dev.eddy.gateway.insights.InsightRepository;
+import dev.eddy.gateway.insights.InsightFields;
 import dev.eddy.serde.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +26,7 @@ public record Template(String name, String description, JsonNode filters, List<S
      * @param insight the insight to create, or null for a text tile
      * @param text    {@code {body}} of a text tile
      */
-    public record Tile(InsightRepository.Write insight, JsonNode text, JsonNode layouts, String color) {
+    public record Tile(InsightFields insight, JsonNode text, JsonNode layouts, String color) {
     }
 
     /** The built-in template of this name, if there is one. */
@@ -71,17 +69,9 @@ public record Template(String name, String description, JsonNode filters, List<S
             if ("TEXT".equals(type)) {
                 tiles.add(new Tile(null, Json.mapper().createObjectNode().put("body", tile.path("body").asText("")), layouts, color));
             } else if ("INSIGHT".equals(type)) {
-                final Map<String, FieldValue> fields = new LinkedHashMap<>();
-                fields.put("name", new FieldValue(Json.mapper().valueToTree(tile.path("name").asText(null)),
-                        tile.path("name").asText(null)));
-                fields.put("description", new FieldValue(Json.mapper().valueToTree(tile.path("description").asText("")),
-                        tile.path("description").asText("")));
                 final JsonNode insightFilters = tile.path("filters").isObject() ? tile.get("filters") : Json.mapper().createObjectNode();
-                fields.put("filters", new FieldValue(insightFilters, dev.eddy.gateway.db.Jsonb.bind(insightFilters)));
-                if (tile.path("query").isObject()) {
-                    fields.put("query", new FieldValue(tile.get("query"), dev.eddy.gateway.db.Jsonb.bind(tile.get("query"))));
-                }
-                tiles.add(new Tile(new InsightRepository.Write(fields, Optional.empty()), null, layouts, color));
+                tiles.add(new Tile(InsightFields.ofTemplate(tile.path("name").asText(null), tile.path("description").asText(""),
+                        insightFilters, tile.path("query").isObject() ? tile.get("query") : null), null, layouts, color));
             } else {
                 throw invalid(attr, "has a tile of unknown type '" + type + "' (INSIGHT or TEXT)");
             }

@@ -3,7 +3,6 @@ package dev.eddy.gateway.insights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.eddy.gateway.activity.ActivityLog;
-import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.users.User;
@@ -60,11 +59,6 @@ public final class InsightRepository {
     private static final String ADD_TILES = "INSERT INTO dashboard_tiles (dashboard_id, insight_id) SELECT unnest($2::bigint[]), $1 "
             + "ON CONFLICT (dashboard_id, insight_id) WHERE insight_id IS NOT NULL DO UPDATE SET deleted = false";
 
-    /** API field name to column, for the fields a write may set. */
-    private static final Map<String, String> COLUMNS = Map.of("name", "name", "derived_name", "derived_name",
-            "description", "description", "filters", "filters", "query", "query", "order", "\"order\"", "deleted", "deleted",
-            "saved", "saved", "favorited", "favorited", "tags", "tags");
-
     private final Pool pool;
 
     public InsightRepository(final Pool pool) {
@@ -76,15 +70,6 @@ public final class InsightRepository {
     }
 
     public record Page(long total, List<Insight> insights) {
-    }
-
-    /**
-     * What a create or update sets.
-     *
-     * @param fields     API field name to its new value (as JSON, for the activity log) and bind value
-     * @param dashboards the dashboards it should be on, when given
-     */
-    public record Write(Map<String, FieldValue> fields, Optional<List<Long>> dashboards) {
     }
 
     public Future<Page> list(final long projectId, final Filter f, final int limit, final int offset) {
@@ -112,12 +97,11 @@ public final class InsightRepository {
     }
 
     /** Inserts an insight of a dashboard template within {@code tx}; its id. */
-    public static Future<Long> insertForTemplate(final SqlClient tx, final long projectId, final long userId, final Write write) {
+    public static Future<Long> insertForTemplate(final SqlClient tx, final long projectId, final long userId, final InsightFields write) {
         return tx.preparedQuery(INSERT).execute(Tuple.of(projectId, shortId(), userId)).compose(rows -> {
             final long id = rows.iterator().next().getLong("id");
             return apply(tx, projectId, id, userId, write).compose(v -> ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
-                    ActivityLog.detail(SCOPE, id, write.fields().containsKey("name") ? write.fields().get("name").json().asText() : null,
-                            null, List.of()))).map(id);
+                    ActivityLog.detail(SCOPE, id, write.nameSet().orElse(null), null, List.of()))).map(id);
         });
     }
 
@@ -135,7 +119,7 @@ public final class InsightRepository {
         return client.preparedQuery(ONE).execute(Tuple.of(projectId, id)).map(rows -> insights(rows).stream().findFirst());
     }
 
-    public Future<Insight> create(final long projectId, final long userId, final Write write) {
+    public Future<Insight> create(final long projectId, final long userId, final InsightFields write) {
         return pool.withTransaction(tx -> tx.preparedQuery(INSERT).execute(Tuple.of(projectId, shortId(), userId))
                 .compose(rows -> {
                     final long id = rows.iterator().next().getLong("id");
@@ -148,7 +132,7 @@ public final class InsightRepository {
     }
 
     /** Applies {@code write}; empty when the project has no such insight. */
-    public Future<Optional<Insight>> update(final long projectId, final long id, final long userId, final Write write) {
+    public Future<Optional<Insight>> update(final long projectId, final long id, final long userId, final InsightFields write) {
         return pool.withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {
                 return Future.succeededFuture(Optional.<Insight>empty());
@@ -167,13 +151,13 @@ public final class InsightRepository {
         }));
     }
 
-    private static Future<Void> apply(final SqlClient tx, final long projectId, final long id, final long userId, final Write write) {
+    private static Future<Void> apply(final SqlClient tx, final long projectId, final long id, final long userId, final InsightFields write) {
         final StringJoiner sets = new StringJoiner(", ");
         final List<Object> values = new ArrayList<>(List.of(projectId, id, userId));
-        write.fields().forEach((field, value) -> {
-            values.add(value.bind());
-            sets.add(COLUMNS.get(field) + " = $" + values.size());
-        });
+        for (final InsightFields.Column column : write.columns()) {
+            values.add(column.bind());
+            sets.add(column.name() + " = $" + values.size());
+        }
         sets.add("last_modified_by = $3").add("last_modified_at = now()").add("updated_at = now()");
         final Future<Void> updated = tx.preparedQuery("UPDATE insights SET " + sets + " WHERE project_id = $1 AND id = $2")
                 .execute(Tuple.from(values)).mapEmpty();

@@ -1,12 +1,9 @@
 package dev.eddy.gateway.insights;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.NullNode;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
-import dev.eddy.gateway.db.FieldValue;
-import dev.eddy.gateway.db.Jsonb;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.http.Body;
 import dev.eddy.gateway.http.Pagination;
@@ -15,17 +12,12 @@ import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectScoped;
-import dev.eddy.serde.Json;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
@@ -40,7 +32,6 @@ public final class InsightRoutes {
     public static final String WRITE = "insight:write";
     public static final String ACTIVITY_READ = "activity_log:read";
     private static final String BASE = "/api/projects/:project_id/insights";
-    private static final int MAX_NAME = 400;
     private static final int LAST_VIEWED = 5;
     /** Create and update answer what the cache holds for the insight, as PostHog's default {@code force_cache}. */
     private static final InsightCalculations.Read CACHED = InsightCalculations.Read.of(RefreshMode.FORCE_CACHE);
@@ -103,7 +94,7 @@ public final class InsightRoutes {
 
     private void create(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
-        final InsightRepository.Write write = write(Body.of(ctx));
+        final InsightFields write = InsightFields.of(Body.of(ctx));
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.create(projectId, principal(ctx).userId(), write)
                         .compose(insight -> calculations.withResults(p, insight, CACHED)))
@@ -137,7 +128,7 @@ public final class InsightRoutes {
     private void update(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
-        final InsightRepository.Write write = write(Body.of(ctx));
+        final InsightFields write = InsightFields.of(Body.of(ctx));
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write)
                         .compose(ApiError::orNotFound)
@@ -226,68 +217,6 @@ public final class InsightRoutes {
                 .compose(p -> activity.forScope(projectId, InsightRepository.SCOPE, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
                 .onFailure(ctx::fail);
-    }
-
-    /** The fields of a create or update body, checked. */
-    static InsightRepository.Write write(final Body body) {
-        final Map<String, FieldValue> fields = new LinkedHashMap<>();
-        for (final String field : List.of("name", "derived_name")) {
-            if (body.has(field)) {
-                final String value = body.string(field, MAX_NAME);
-                fields.put(field, new FieldValue(Json.mapper().valueToTree(value), value));
-            }
-        }
-        if (body.has("description")) {
-            final String value = Optional.ofNullable(body.string("description", 10_000)).orElse("");
-            fields.put("description", new FieldValue(Json.mapper().valueToTree(value), value));
-        }
-        if (body.has("filters")) {
-            final JsonNode filters = Optional.ofNullable(body.object("filters", true)).orElse(Json.mapper().createObjectNode());
-            fields.put("filters", new FieldValue(filters, Jsonb.bind(filters)));
-        }
-        if (body.has("query")) {
-            final JsonNode query = queryOf(body);
-            fields.put("query", new FieldValue(query == null ? NullNode.getInstance() : query, Jsonb.bind(query)));
-        }
-        if (body.has("order")) {
-            final Long order = body.integer("order", true);
-            if (order != null && (order < Integer.MIN_VALUE || order > Integer.MAX_VALUE)) {
-                throw ApiError.badRequest("invalid_input", "'order' must be a 32-bit integer.", "order");
-            }
-            fields.put("order", new FieldValue(Json.mapper().valueToTree(order), order == null ? null : order.intValue()));
-        }
-        for (final String field : List.of("deleted", "saved", "favorited")) {
-            if (body.has(field)) {
-                final boolean value = body.bool(field);
-                fields.put(field, new FieldValue(Json.mapper().valueToTree(value), value));
-            }
-        }
-        if (body.has("tags")) {
-            final List<String> tags = body.strings("tags").stream().map(String::trim).filter(t -> !t.isEmpty()).distinct().toList();
-            fields.put("tags", new FieldValue(Json.mapper().valueToTree(tags), tags.toArray(String[]::new)));
-        }
-        final Optional<List<Long>> dashboards = body.has("dashboards") ? Optional.of(body.integers("dashboards")) : Optional.empty();
-        return new InsightRepository.Write(fields, dashboards);
-    }
-
-    /** {@code query} is a query node object, or its JSON as a string (the seed: "a query node JSON string"). */
-    private static JsonNode queryOf(final Body body) {
-        final JsonNode raw = body.raw("query");
-        if (raw == null || raw.isNull()) {
-            return null;
-        }
-        if (raw.isTextual()) {
-            try {
-                final JsonNode parsed = Json.mapper().readTree(raw.asText());
-                if (parsed != null && parsed.isObject()) {
-                    return parsed;
-                }
-            } catch (final IOException e) {
-                // reported below
-            }
-            throw ApiError.badRequest("invalid_input", "'query' must be a query node (an object or its JSON).", "query");
-        }
-        return body.object("query", true);
     }
 
     private static boolean csv(final RoutingContext ctx) {
