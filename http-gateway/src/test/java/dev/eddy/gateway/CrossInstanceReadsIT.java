@@ -3,6 +3,7 @@ package dev.eddy.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.eddy.gateway.streams.InternalProtocol;
 import dev.eddy.gateway.streams.InternalSecret;
 import dev.eddy.gateway.testing.Infrastructure;
 import dev.eddy.gateway.testing.SharedInfrastructure;
@@ -199,12 +200,16 @@ class CrossInstanceReadsIT {
         final String path = "/_internal/stores/" + StoreNames.PERSONS + "/get?routing_key=1:x&key=1:x";
         assertThat(other.get(path, Map.of()).statusCode()).isEqualTo(401);
         assertThat(other.get(path, Map.of(InternalSecret.HEADER, "not-the-secret-at-all")).statusCode()).isEqualTo(401);
-        assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", Map.of(InternalSecret.HEADER, SECRET))
-                .statusCode()).as("only the persons' stores are readable").isEqualTo(404);
+        assertThat(other.get(path, Map.of(InternalSecret.HEADER, SECRET)).statusCode()).as("no protocol version")
+                .isEqualTo(422);
+        final Map<String, String> signed = Map.of(InternalSecret.HEADER, SECRET, InternalProtocol.HEADER,
+                Integer.toString(InternalProtocol.VERSION));
+        assertThat(other.get("/_internal/stores/feature_flags/get?routing_key=a&key=a", signed).statusCode())
+                .as("only the persons' stores are readable").isEqualTo(404);
         // As a standby: the instance's own copy of a partition (with one standby replica, two instances hold every one).
-        other.waitUntil(() -> other.get(path + "&stale_partition=0", Map.of(InternalSecret.HEADER, SECRET)).statusCode() == 404, WAIT,
+        other.waitUntil(() -> other.get(path + "&stale_partition=0", signed).statusCode() == 404, WAIT,
                 "the second instance's copy of partition 0 answers (a 503 until its standby copy is ready)");
-        assertThat(other.get(path + "&stale_partition=zero", Map.of(InternalSecret.HEADER, SECRET)).statusCode()).isEqualTo(400);
+        assertThat(other.get(path + "&stale_partition=zero", signed).statusCode()).isEqualTo(400);
         assertThat(other.get(path + "&stale_partition=0", Map.of()).statusCode()).isEqualTo(401);
     }
 
@@ -221,7 +226,7 @@ class CrossInstanceReadsIT {
         if (!app.isRunning()) {
             return Set.of();
         }
-        return app.instancesWith(StoreNames.DISTINCT_IDS).stream()
+        return app.routing().instancesWith(StoreNames.DISTINCT_IDS).stream()
                 .map(m -> m.hostInfo().host() + ":" + m.hostInfo().port()).collect(Collectors.toSet());
     }
 }

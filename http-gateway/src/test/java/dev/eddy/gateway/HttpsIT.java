@@ -58,7 +58,7 @@ class HttpsIT {
         streams.putAll(Map.of("EDDY_ROLE", "streams", "EDDY_KAFKA_TOPIC_PREFIX", gateway.topicPrefix()));
         other = TestEddy.start(infra, secondState, streams);
         gateway.waitUntil(() -> gateway.eddy().streams().orElseThrow().isRunning()
-                && gateway.eddy().streams().orElseThrow().instancesWith(StoreNames.DISTINCT_IDS).size() == 2, WAIT,
+                && gateway.eddy().streams().orElseThrow().routing().instancesWith(StoreNames.DISTINCT_IDS).size() == 2, WAIT,
                 "both instances own partitions");
     }
 

@@ -117,7 +117,7 @@ class InsightRebalanceIT {
     }
 
     private static Set<String> owners(final TestEddy eddy) {
-        return eddy.eddy().streams().filter(app -> app.isRunning()).map(app -> app.instancesWith(StoreNames.EVENT_TIMELINES).stream()
+        return eddy.eddy().streams().filter(app -> app.isRunning()).map(app -> app.routing().instancesWith(StoreNames.EVENT_TIMELINES).stream()
                 .map(m -> m.hostInfo().host() + ":" + m.hostInfo().port()).collect(Collectors.toSet())).orElse(Set.of());
     }
 

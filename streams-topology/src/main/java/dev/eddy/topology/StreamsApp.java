@@ -3,24 +3,18 @@ package dev.eddy.topology;
 import dev.eddy.config.EddyConfig;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.processor.StateRestoreListener;
-import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,15 +28,9 @@ public final class StreamsApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamsApp.class);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final StringSerializer KEYS = new StringSerializer();
-
     private final KafkaStreams streams;
     private final AtomicReference<KafkaStreams.State> state = new AtomicReference<>(KafkaStreams.State.CREATED);
-    /** Store name to the input topic that places its keys ({@link EddyTopology#keyTopics}). */
-    private final Map<String, String> keyTopics;
-    /** Per store, which instance owns each partition: read on every keyed query, rebuilt after each state change. */
-    private final Map<String, Routing> routing = new ConcurrentHashMap<>();
-    private final AtomicLong generation = new AtomicLong();
+    private final StreamsRouting routing;
     /** Store handles by store, partition and type, each with the {@link #storeGeneration} it was resolved in. */
     private final Map<StoreKey, Resolved> resolvedStores = new java.util.concurrent.ConcurrentHashMap<>();
     /**
@@ -66,8 +54,6 @@ public final class StreamsApp implements AutoCloseable {
     /** Why this instance stopped processing for good (a state directory failure), once it has. */
     private final AtomicReference<String> failure = new AtomicReference<>();
 
-    /** The configured partition count of every topic (Eddy creates them alike; existing ones may have more). */
-    private final int partitions;
     /** {@code streams.standby-replicas}: warm copies wanted of each task's stores. */
     private final int standbyReplicas;
     /** The group's instance count last reported by {@link #reportStandbyCopies}, -1 before the first. */
@@ -77,13 +63,8 @@ public final class StreamsApp implements AutoCloseable {
                        final int standbyReplicas, final DeadLetters deadLetters) {
         this.streams = streams;
         this.deadLetters = deadLetters;
-        this.keyTopics = keyTopics;
-        this.partitions = partitions;
+        this.routing = new StreamsRouting(streams, keyTopics, partitions, this::isQueryable);
         this.standbyReplicas = standbyReplicas;
-    }
-
-    /** Where a key lives: the instance running its partition, and the partition. */
-    public record Owner(Endpoint host, int partition) {
     }
 
     /** A store handle and the {@link #storeGeneration} it was resolved in. */
@@ -93,14 +74,6 @@ public final class StreamsApp implements AutoCloseable {
     /** Which handle: a store's partition ({@link #ALL_PARTITIONS} for every partition, or a global store), by type. */
     private record StoreKey(String store, int partition, Class<?> type) {
         static final int ALL_PARTITIONS = -1;
-    }
-
-    /** The owner of each partition of a key topic, as of one assignment. */
-    private record Routing(HostInfo[] owners) {
-        int partition(final byte[] key) {
-            // Kafka's default partitioning of keyed records, which the producers and Streams both use.
-            return Utils.toPositive(Utils.murmur2(key)) % owners.length;
-        }
     }
 
     /**
@@ -132,8 +105,7 @@ public final class StreamsApp implements AutoCloseable {
                 app.rebalances.incrementAndGet();
             }
             // Any rebalance passes through a state change: the next keyed query rebuilds the routing.
-            app.generation.incrementAndGet();
-            app.routing.clear();
+            app.routing.invalidate();
             app.storeGeneration.incrementAndGet();
             app.resolvedStores.clear();
             LOG.info("streams state {} -> {}", oldState, newState);
@@ -373,123 +345,12 @@ public final class StreamsApp implements AutoCloseable {
         return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(storeName, type).withPartition(partition).enableStaleStores()));
     }
 
-    /** Where copies of a key's partition are kept besides the active one: the standby hosts and the partition. */
-    public record Standbys(java.util.Set<Endpoint> hosts, int partition) {
-    }
-
-    /** The standby copies of {@code routingKey}'s partition of {@code storeName}; empty while unknown. */
-    public Optional<Standbys> standbysOf(final String storeName, final String routingKey) {
-        if (!isQueryable()) {
-            return Optional.empty();
-        }
-        final KeyQueryMetadata meta = streams.queryMetadataForKey(storeName, routingKey, KEYS);
-        if (meta == null || KeyQueryMetadata.NOT_AVAILABLE.equals(meta) || meta.standbyHosts().isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Standbys(meta.standbyHosts().stream().map(Endpoint::of).collect(java.util.stream.Collectors.toSet()),
-                meta.partition()));
-    }
-
-    /** Every instance that hosts a partition of {@code storeName}, this one included. */
-    public Collection<StreamsMetadata> instancesWith(final String storeName) {
-        return streams.streamsMetadataForStore(storeName);
-    }
-
-    public <K> KeyQueryMetadata ownerOf(final String storeName, final K key, final Serializer<K> keySerializer) {
-        return streams.queryMetadataForKey(storeName, key, keySerializer);
-    }
-
     /**
-     * The instance that owns {@code routingKey}'s partition of {@code storeName}; empty while that is unknown
-     * (rebalancing, not running). Answered from a routing table built once per assignment: Kafka Streams' own
-     * {@link KafkaStreams#queryMetadataForKey} rebuilds sets of every task on each call, which costs more than the
-     * store read it routes. Each new table is checked against it once.
+     * Where keys and partitions of the stores live, as of the current assignment: what keyed reads and whole-store
+     * queries route by.
      */
-    public Optional<Owner> ownerOf(final String storeName, final String routingKey) {
-        if (!isQueryable()) {
-            return Optional.empty();
-        }
-        final byte[] key = routingKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        Routing table = routing.get(storeName);
-        if (table == null) {
-            final long built = generation.get();
-            final Optional<Routing> fresh = routing(storeName);
-            final KeyQueryMetadata truth = streams.queryMetadataForKey(storeName, routingKey, KEYS);
-            if (truth == null || KeyQueryMetadata.NOT_AVAILABLE.equals(truth)) {
-                return Optional.empty();
-            }
-            if (fresh.isEmpty() || fresh.get().partition(key) != truth.partition()
-                    || !truth.activeHost().equals(fresh.get().owners()[truth.partition()])) {
-                if (fresh.isPresent()) {
-                    LOG.warn("routing table of {} disagrees with Kafka Streams' metadata; not cached", storeName);
-                }
-                return Optional.of(new Owner(Endpoint.of(truth.activeHost()), truth.partition()));
-            }
-            table = fresh.get();
-            cache(storeName, table, built);
-        }
-        final int partition = table.partition(key);
-        return Optional.of(new Owner(Endpoint.of(table.owners()[partition]), partition));
-    }
-
-    /**
-     * Which partitions of {@code storeName} each instance runs as active, covering every partition exactly once;
-     * empty while that is not known (not running, rebalancing). A query over the whole store asks each instance
-     * for exactly its partitions, so no partition is read twice or missed.
-     */
-    public Optional<Map<Endpoint, java.util.List<Integer>>> partitionsByOwner(final String storeName) {
-        if (!isQueryable()) {
-            return Optional.empty();
-        }
-        Routing cached = routing.get(storeName);
-        if (cached == null) {
-            final long built = generation.get();
-            final Optional<Routing> fresh = routing(storeName);
-            if (fresh.isEmpty()) {
-                return Optional.empty();
-            }
-            cached = fresh.get();
-            cache(storeName, cached, built);
-        }
-        return Optional.of(cached).filter(table -> table.owners().length >= partitions).map(table -> {
-            final Map<Endpoint, java.util.List<Integer>> byOwner = new HashMap<>();
-            for (int p = 0; p < table.owners().length; p++) {
-                byOwner.computeIfAbsent(Endpoint.of(table.owners()[p]), h -> new java.util.ArrayList<>()).add(p);
-            }
-            return byOwner;
-        });
-    }
-
-    /** Keeps a table built during generation {@code built}, unless a rebalance began meanwhile (it may be stale). */
-    private void cache(final String storeName, final Routing table, final long built) {
-        routing.put(storeName, table);
-        if (generation.get() != built) {
-            routing.remove(storeName, table);
-        }
-    }
-
-    /** Every partition of the store's key topic and its active owner; empty if unknown or incomplete. */
-    private Optional<Routing> routing(final String storeName) {
-        final String topic = keyTopics.get(storeName);
-        if (topic == null) {
-            return Optional.empty();
-        }
-        final Map<Integer, HostInfo> owners = new HashMap<>();
-        for (final StreamsMetadata client : streams.metadataForAllStreamsClients()) {
-            for (final TopicPartition tp : client.topicPartitions()) {
-                if (tp.topic().equals(topic)) {
-                    owners.put(tp.partition(), client.hostInfo());
-                }
-            }
-        }
-        // While running, every partition has an active owner: 0..n-1 all present, or the picture is incomplete.
-        final int count = owners.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
-        if (count == 0 || owners.size() != count) {
-            return Optional.empty();
-        }
-        final HostInfo[] table = new HostInfo[count];
-        owners.forEach((partition, host) -> table[partition] = host);
-        return Optional.of(new Routing(table));
+    public StreamsRouting routing() {
+        return routing;
     }
 
     @Override

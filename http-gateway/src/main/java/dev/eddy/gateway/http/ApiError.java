@@ -53,6 +53,11 @@ public final class ApiError extends RuntimeException {
         return methodNotAllowed("Hard delete of this model is not allowed. Use a patch API call to set \"deleted\" to true");
     }
 
+    /** A request understood but not taken as it stands (422). */
+    public static ApiError unprocessable(final String code, final String detail) {
+        return new ApiError(422, "invalid_request", code, detail, null, null);
+    }
+
     public static ApiError payloadTooLarge() {
         return new ApiError(413, "invalid_request", "payload_too_large", "Request body is too large.", null, null);
     }

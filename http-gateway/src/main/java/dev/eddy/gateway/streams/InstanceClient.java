@@ -14,7 +14,8 @@ import java.time.Duration;
 /**
  * How one instance calls another's {@code /_internal} routes: keep-alive connections (plain HTTP to the admin port, or
  * HTTPS pinned to the deployment's certificate, as {@code transport} says), every request signed with the internal
- * secret and bounded by its own deadline (connect and idle). Callers map a failed call to their own answer; an answer
+ * secret, marked with the internal protocol's version ({@link InternalProtocol}) and bounded by its own deadline
+ * (connect and idle). Callers map a failed call to their own answer; an answer
  * of any status is theirs to read.
  */
 public final class InstanceClient {
@@ -46,8 +47,8 @@ public final class InstanceClient {
 
     private RequestOptions options(final HttpMethod method, final Endpoint to, final String uri, final Duration deadline) {
         final long millis = Math.max(1, deadline.toMillis());
-        return secret.sign(new RequestOptions().setMethod(method).setHost(to.host()).setPort(to.port()).setURI(uri)
-                .setConnectTimeout(millis).setIdleTimeout(millis));
+        return InternalProtocol.versioned(secret.sign(new RequestOptions().setMethod(method).setHost(to.host()).setPort(to.port()).setURI(uri)
+                .setConnectTimeout(millis).setIdleTimeout(millis)));
     }
 
     private Future<Answer> call(final RequestOptions options, final Buffer body) {

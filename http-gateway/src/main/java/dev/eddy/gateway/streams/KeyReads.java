@@ -10,6 +10,7 @@ import dev.eddy.query.PartitionUnavailable;
 import dev.eddy.query.Stores;
 import dev.eddy.topology.Endpoint;
 import dev.eddy.topology.StreamsApp;
+import dev.eddy.topology.StreamsRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -107,7 +108,7 @@ public final class KeyReads {
             return handOver(directory.get(), store, routingKey, key, HAND_OVER_TRIES);
         }
         final StreamsApp app;
-        final StreamsApp.Owner owner;
+        final StreamsRouting.Owner owner;
         try {
             app = running();
             owner = owner(app, store, routingKey);
@@ -135,9 +136,9 @@ public final class KeyReads {
     /** The key from a standby copy of its partition (here, or on another instance), or the active copy's error. */
     private <V> Future<Optional<V>> standby(final StreamsApp app, final Readable<V> store, final String routingKey, final String key,
                                            final ApiError activeError) {
-        final Optional<StreamsApp.Standbys> standbys;
+        final Optional<StreamsRouting.Standbys> standbys;
         try {
-            standbys = app.standbysOf(store.name(), routingKey);
+            standbys = app.routing().standbysOf(store.name(), routingKey);
         } catch (final RuntimeException e) {
             return Future.failedFuture(activeError);
         }
@@ -219,8 +220,8 @@ public final class KeyReads {
         return app;
     }
 
-    private static StreamsApp.Owner owner(final StreamsApp app, final Readable<?> store, final String routingKey) {
-        return app.ownerOf(store.name(), routingKey).orElseThrow(KeyReads::notReady);
+    private static StreamsRouting.Owner owner(final StreamsApp app, final Readable<?> store, final String routingKey) {
+        return app.routing().ownerOf(store.name(), routingKey).orElseThrow(KeyReads::notReady);
     }
 
     /** The key from this instance's active copy of the partition ({@code partition} empty: of a global store). */
@@ -267,6 +268,7 @@ public final class KeyReads {
 
     private void serve(final RoutingContext ctx) {
         secret.require(ctx);
+        InternalProtocol.require(ctx);
         final Readable<?> store = READABLE.get(ctx.pathParam("store"));
         if (store == null) {
             throw ApiError.notFound("No such store.");
@@ -304,7 +306,7 @@ public final class KeyReads {
             Responses.json(ctx, 200, value.get());
             return;
         }
-        final StreamsApp.Owner owner = owner(app, store, routingKey);
+        final StreamsRouting.Owner owner = owner(app, store, routingKey);
         // Never forwarded a second time: two instances with different views of a rebalance could bounce a read.
         if (!owner.host().address().equals(self.get())) {
             throw ApiError.unavailable("not_owner", "This instance no longer holds that key; retry.", RETRY_AFTER_SECONDS);

@@ -1,7 +1,6 @@
 package dev.eddy.gateway.streams;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.query.InvalidQuery;
 import dev.eddy.query.PartitionRead;
@@ -20,7 +19,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -129,7 +127,7 @@ public final class Scatter {
             if (part.global()) {
                 return vertx.executeBlocking(() -> readLocalNow(part, app, List.of(), request, control), false);
             }
-            owners = app.partitionsByOwner(part.store()).orElseThrow(Scatter::rebalancing);
+            owners = app.routing().partitionsByOwner(part.store()).orElseThrow(Scatter::rebalancing);
         } catch (final ApiError e) {
             return Future.failedFuture(e);
         }
@@ -244,9 +242,7 @@ public final class Scatter {
             return Future.failedFuture(noStreamsInstance());
         }
         final Endpoint host = Endpoint.of(address.get());
-        final ObjectNode body = Json.mapper().createObjectNode();
-        body.set("request", request);
-        return post(kind, host, "/_internal/gather/" + kind, body, control)
+        return post(kind, host, "/_internal/gather/" + kind, InternalProtocol.PartialRequest.whole(request, control.remaining()), control)
                 .onFailure(e -> {
                     if (e instanceof ApiError error && "instance_unreachable".equals(error.code())) {
                         instances.unreachable(address.get());
@@ -293,17 +289,15 @@ public final class Scatter {
     /** Asks another instance for the partial of its partitions. */
     private Future<byte[]> remote(final String kind, final Endpoint host, final JsonNode request, final List<Integer> partitions,
                                   final QueryControl control) {
-        final ObjectNode body = Json.mapper().createObjectNode();
-        body.set("request", request);
-        partitions.forEach(body.putArray("partitions")::add);
-        return post(kind, host, "/_internal/scatter/" + kind, body, control);
+        return post(kind, host, "/_internal/scatter/" + kind, InternalProtocol.PartialRequest.of(request, partitions, control.remaining()),
+                control);
     }
 
     /** One internal request carrying the query's remaining time; its answer's bytes, or the error to answer. */
-    private Future<byte[]> post(final String kind, final Endpoint host, final String uri, final ObjectNode body, final QueryControl control) {
-        body.put("timeout_ms", Math.max(1, control.remaining().toMillis()));
+    private Future<byte[]> post(final String kind, final Endpoint host, final String uri, final InternalProtocol.PartialRequest body,
+                                final QueryControl control) {
         final Timer.Sample sample = Timer.start();
-        return instances.post(host, uri, body.toString(), control.remaining()).map(answer -> {
+        return instances.post(host, uri, body.encode(), control.remaining()).map(answer -> {
                     if (answer.status() == 200) {
                         return answer.body().getBytes();
                     }
@@ -333,9 +327,10 @@ public final class Scatter {
             case 409 -> ApiError.cancelled("The calculation was cancelled.");
             // The other instance refused the request itself (a query too large to hold): the same refusal here.
             case 400 -> ApiError.badRequest("invalid_input", detail(answer), null);
-            // The other instance has no such partial: it runs an older version, as during a rolling upgrade. Retried
-            // like a rebalance, since the upgrade replaces it; past the deadline the caller is told why.
-            case 404 -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.address()
+            // The other instance has no such partial, or speaks another version of the protocol: it runs another
+            // release, as during a rolling upgrade. Retried like a rebalance, since the upgrade replaces it; past the
+            // deadline the caller is told why.
+            case 404, InternalProtocol.OTHER_VERSION -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.address()
                     + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
@@ -363,25 +358,18 @@ public final class Scatter {
 
     private void serve(final RoutingContext ctx, final boolean whole) {
         secret.require(ctx);
+        InternalProtocol.require(ctx);
         final PartitionRead<?> part = parts.get(ctx.pathParam("kind"));
         if (part == null) {
             throw ApiError.notFound("No such partial.");
         }
-        final JsonNode body;
-        try {
-            body = Json.mapper().readTree(ctx.body().buffer().getBytes());
-        } catch (final IOException | RuntimeException e) {
-            throw ApiError.badRequest("invalid_input", "The body must be a partial request.", null);
-        }
-        final QueryControl control = QueryControl.within(Duration.ofMillis(Math.max(1, body.path("timeout_ms").asLong(1))));
+        final InternalProtocol.PartialRequest asked = InternalProtocol.PartialRequest.decode(ctx.body().buffer().getBytes(), whole);
+        final QueryControl control = QueryControl.within(asked.timeout());
         if (whole) {
-            serveWhole(ctx, ctx.pathParam("kind"), part, body.path("request"), control);
+            serveWhole(ctx, ctx.pathParam("kind"), part, asked.request(), control);
             return;
         }
-        final StreamsApp app = streams.get().orElseThrow(Scatter::rebalancing);
-        final List<Integer> partitions = new ArrayList<>();
-        body.path("partitions").forEach(p -> partitions.add(p.asInt()));
-        serve(ctx, part, app, body.path("request"), partitions, control);
+        serve(ctx, part, streams.get().orElseThrow(Scatter::rebalancing), asked.request(), asked.partitions(), control);
     }
 
     private <P> void serveWhole(final RoutingContext ctx, final String kind, final PartitionRead<P> part, final JsonNode request,

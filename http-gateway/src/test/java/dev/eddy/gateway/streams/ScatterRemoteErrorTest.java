@@ -19,6 +19,14 @@ class ScatterRemoteErrorTest {
     }
 
     @Test
+    void anInstanceOfAnotherProtocolVersionIsRetriedTheSameWay() {
+        final ApiError error = Scatter.remoteError(PEER, InternalProtocol.OTHER_VERSION,
+                Buffer.buffer("{\"code\":\"protocol_version\",\"detail\":\"This instance speaks version 2.\"}"));
+        assertThat(error.status()).isEqualTo(503);
+        assertThat(error.code()).isEqualTo("instance_outdated");
+    }
+
+    @Test
     void refusalsKeepTheirMeaningAndTheUnexpectedIsAnInternalError() {
         assertThat(Scatter.remoteError(PEER, 503, Buffer.buffer()).code()).isEqualTo("store_not_ready");
         final ApiError tooLarge = Scatter.remoteError(PEER, 400, Buffer.buffer("{\"detail\":\"Too many intervals.\"}"));

@@ -129,7 +129,7 @@ public final class TestEddy extends ApiClient implements AutoCloseable {
 
     /** The {@code host:port} of the instance owning {@code distinctId}'s partition, as this instance's streams metadata says. */
     public String ownerOf(final String distinctId) {
-        final org.apache.kafka.streams.KeyQueryMetadata owner = eddy.streams().orElseThrow().ownerOf(dev.eddy.stores.StoreNames.DISTINCT_IDS,
+        final org.apache.kafka.streams.KeyQueryMetadata owner = eddy.streams().orElseThrow().routing().ownerOf(dev.eddy.stores.StoreNames.DISTINCT_IDS,
                 projectToken() + ":" + distinctId, new org.apache.kafka.common.serialization.StringSerializer());
         return owner.activeHost().host() + ":" + owner.activeHost().port();
     }
