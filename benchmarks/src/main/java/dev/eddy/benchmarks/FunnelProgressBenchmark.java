@@ -78,10 +78,12 @@ public final class FunnelProgressBenchmark {
         System.out.printf("%d live reads, each after a block of newer events was sealed%n", live);
         final double[] liveMs = new double[live];
         JsonNode answer = null;
+        long evaluated = 0;
         for (int b = 0; b < live; b++) {
             final long started = System.nanoTime();
             answer = read(progress, query, units(blocks, sealed + b + 1), none, now);
             liveMs[b] = (System.nanoTime() - started) / 1e6;
+            evaluated += progress.lastRead().evaluated();
         }
         if (live > 0) {
             check(answer, fresh(query, blocks, none, now), "after blocks sealed");
@@ -91,7 +93,8 @@ public final class FunnelProgressBenchmark {
         System.out.printf("read again, nothing new              p50 %8.2f ms  ratio %.3f%n", againMs, againMs / freshMs);
         if (live > 0) {
             final double liveP50 = median(liveMs);
-            System.out.printf("read after %,d newer events sealed   p50 %8.2f ms  ratio %.3f%n", BlockKeys.ROWS, liveP50, liveP50 / freshMs);
+            System.out.printf("read after %,d newer events sealed   p50 %8.2f ms  ratio %.3f; %,.0f of %,d kept persons evaluated a read%n",
+                    BlockKeys.ROWS, liveP50, liveP50 / freshMs, (double) evaluated / live, progress.keptPersons());
         }
 
         // The heap after collections, without and with one more progress built (held until measured).

@@ -964,23 +964,21 @@ public final class FunnelProgress {
         return weight;
     }
 
-    /** How many persons the last read evaluated (rows changed, or rows being filled changed), for tests. */
-    /** Whether the last read copied the tally of kept outcomes (it did not if nothing it sums changed), for tests. */
-    synchronized boolean copiedTallyLastRead() {
-        return copiedTallyLastRead;
+    /**
+     * What a read did: the persons it evaluated (rows changed, or rows being filled changed), those it went on
+     * evaluating with their new rows alone, and whether it copied the tally of kept outcomes (it does not if nothing
+     * it sums changed). A read with nothing new evaluates no one.
+     */
+    public record ReadStats(int evaluated, int extended, boolean copiedTally) {
     }
 
-    synchronized int evaluatedLastRead() {
-        return evaluatedLastRead;
+    /** What the last read did (the funnel benchmark reports it). */
+    public synchronized ReadStats lastRead() {
+        return new ReadStats(evaluatedLastRead, extendedLastRead, copiedTallyLastRead);
     }
 
-    /** How many persons the last read went on evaluating with their new rows alone, for tests. */
-    synchronized int extendedLastRead() {
-        return extendedLastRead;
-    }
-
-    /** The persons with a contribution kept (for tests and metrics). */
-    synchronized int persons() {
+    /** The persons with an outcome or a contribution kept (the funnel benchmark reports it). */
+    public synchronized int keptPersons() {
         final BitSet live = persons.live();
         int counted = 0;
         for (int kept = live.nextSetBit(0); kept >= 0; kept = live.nextSetBit(kept + 1)) {

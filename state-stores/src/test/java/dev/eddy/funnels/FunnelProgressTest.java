@@ -252,11 +252,11 @@ class FunnelProgressTest {
                     final FunnelQuery.Partial again = query.partial();
                     progress.get(q).read(query, partition.units(), unsealed, NO_PROPERTIES, NOW, () -> { }, again);
                     assertThat(query.result(again)).as("seed %d, step %d again, %s", seed, step, shaped.get(q)).isEqualTo(fresh);
-                    assertThat(progress.get(q).evaluatedLastRead()).as("persons evaluated by a read with nothing changed").isZero();
-                    assertThat(progress.get(q).copiedTallyLastRead()).as("the tally copied again with nothing changed").isFalse();
+                    assertThat(progress.get(q).lastRead().evaluated()).as("persons evaluated by a read with nothing changed").isZero();
+                    assertThat(progress.get(q).lastRead().copiedTally()).as("the tally copied again with nothing changed").isFalse();
                 }
             }
-            assertThat(progress.get(0).persons()).as("persons are kept").isPositive();
+            assertThat(progress.get(0).keptPersons()).as("persons are kept").isPositive();
             assertThat(query0Steps(queries.get(0), partition)).as("somebody entered").containsPattern("\"count\":[1-9]");
         }
     }
@@ -271,13 +271,13 @@ class FunnelProgressTest {
         final FunnelProgress progress = new FunnelProgress();
         final FunnelQuery.Partial first = query.partial();
         progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, first);
-        assertThat(progress.copiedTallyLastRead()).as("the first read sums the kept persons").isTrue();
+        assertThat(progress.lastRead().copiedTally()).as("the first read sums the kept persons").isTrue();
 
         partition.filling.add(partition.row(new UUID(9, 9)));
         final FunnelQuery.Partial second = query.partial();
         progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { }, second);
         assertThat(query.result(second)).isEqualTo(query.result(partition.fresh(query)));
-        assertThat(progress.copiedTallyLastRead()).as("a new tail row of a person with no kept row: the sum as it was").isFalse();
+        assertThat(progress.lastRead().copiedTally()).as("a new tail row of a person with no kept row: the sum as it was").isFalse();
     }
 
     private static FunnelQuery parse(final String json) {
@@ -328,10 +328,10 @@ class FunnelProgressTest {
                             .isEqualTo(query.result(partition.fresh(query)));
                     if (inOrder && step > 0) {
                         // Rows after every earlier one, a part made, a block sealed from its parts: nobody starts over.
-                        assertThat(progress.get(q).evaluatedLastRead()).as("seed %d, step %d (kind %d): persons evaluated again, %s", seed, step,
+                        assertThat(progress.get(q).lastRead().evaluated()).as("seed %d, step %d (kind %d): persons evaluated again, %s", seed, step,
                                 kind, resumable.get(q)).isZero();
                     }
-                    extended[q] += progress.get(q).extendedLastRead();
+                    extended[q] += progress.get(q).lastRead().extended();
                 }
                 mixed &= kind != 5 && kind != 6;
             }
@@ -358,7 +358,7 @@ class FunnelProgressTest {
         partition.arrive(50);
         progress.read(query, partition.units(), partition.unsealed(), NO_PROPERTIES, NOW, () -> { },
                 query.partial());
-        assertThat(progress.persons()).isPositive();
+        assertThat(progress.keptPersons()).isPositive();
 
         // New blocks; the read is stopped after its second block (a cancelled query).
         partition.arrive(300);
@@ -370,7 +370,7 @@ class FunnelProgressTest {
                         throw new IllegalStateException("cancelled");
                     }
                 }, query.partial())).hasMessage("cancelled");
-        assertThat(progress.persons()).as("forgotten").isZero();
+        assertThat(progress.keptPersons()).as("forgotten").isZero();
 
         // A block removed while a read uses it.
         final List<FunnelProgress.Unit> before = partition.units();
