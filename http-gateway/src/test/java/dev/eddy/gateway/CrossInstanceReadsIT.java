@@ -98,6 +98,12 @@ class CrossInstanceReadsIT {
         assertThat(metrics).containsPattern("eddy_streams_rebalances_total [1-9]");
         assertThat(metrics).containsPattern("eddy_store_entries\\{store=\"persons\"} [1-9]");
         assertThat(metrics).containsPattern("eddy_streams_lag_records [0-9]");
+        // The stores' one RocksDB budget and what of it is in use: some, never much more than it.
+        final double budget = gateway.config().streams().rocksdbMemoryBytes();
+        assertThat(metrics).contains("eddy_rocksdb_memory_budget_bytes " + budget);
+        final java.util.regex.Matcher used = java.util.regex.Pattern.compile("(?m)^eddy_rocksdb_memory_used_bytes (\\S+)$").matcher(metrics);
+        assertThat(used.find()).as("the budget's use reported").isTrue();
+        assertThat(Double.parseDouble(used.group(1))).isPositive().isLessThanOrEqualTo(budget * 1.1);
         assertThat(other.get("/metrics", Map.of()).body()).containsPattern("eddy_store_entries\\{store=\"persons\"} [1-9]");
         assertThat(other.get("/_health/ready", Map.of()).statusCode()).isEqualTo(200);
         assertThat(other.get("/_health/live", Map.of()).statusCode()).isEqualTo(200);

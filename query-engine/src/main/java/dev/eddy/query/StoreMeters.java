@@ -1,6 +1,7 @@
 package dev.eddy.query;
 
 import dev.eddy.stores.StoreNames;
+import dev.eddy.topology.BoundedRocksDbMemory;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -11,8 +12,9 @@ import java.util.List;
 /**
  * This instance's share of the work, for operators comparing instances: Kafka Streams' own client metrics,
  * {@code eddy_streams_running} (1 while RUNNING), {@code eddy_streams_lag_records} (input records not yet read), {@code eddy_streams_rebalances_total},
- * {@code eddy_streams_restored_records_total}, and {@code eddy_store_entries{store}} (RocksDB's estimate of the keys in
- * the store's partitions active here).
+ * {@code eddy_streams_restored_records_total}, {@code eddy_store_entries{store}} (RocksDB's estimate of the keys in
+ * the store's partitions active here) and, with {@code streams.rocksdb-memory}, {@code eddy_rocksdb_memory_used_bytes}
+ * and {@code eddy_rocksdb_memory_budget_bytes} (the one budget every store shares).
  */
 public final class StoreMeters {
     /** The partitioned key-value stores worth watching; window stores and the small metadata stores are left out. */
@@ -39,6 +41,12 @@ public final class StoreMeters {
             Gauge.builder("eddy.store.entries", app, a -> Stores.approximateEntries(a, store)).tag("store", store)
                     .description("Estimated keys in this instance's active partitions of the store").register(registry);
         }
+        app.rocksdbMemoryBudget().ifPresent(budget -> {
+            Gauge.builder("eddy.rocksdb.memory.used", () -> BoundedRocksDbMemory.usedBytes(budget)).baseUnit("bytes")
+                    .description("Bytes of the stores' shared RocksDB budget in use: block cache and memtables").register(registry);
+            Gauge.builder("eddy.rocksdb.memory.budget", () -> budget).baseUnit("bytes")
+                    .description("The stores' shared RocksDB budget (streams.rocksdb-memory)").register(registry);
+        });
         return client;
     }
 }

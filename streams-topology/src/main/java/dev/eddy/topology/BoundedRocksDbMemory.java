@@ -89,9 +89,12 @@ public final class BoundedRocksDbMemory implements RocksDBConfigSetter {
         });
     }
 
-    /** The cache every store of a {@code bytes} budget shares (for tests and diagnostics). */
-    static Cache sharedCache(final long bytes) {
-        return shared(bytes).cache();
+    /**
+     * Bytes of a {@code bytes} budget in use: the shared block cache's usage, the memtables' reservations included
+     * ({@code eddy_rocksdb_memory_used_bytes}).
+     */
+    public static long usedBytes(final long bytes) {
+        return shared(bytes).cache().getUsage();
     }
 
     static long memoryBytes(final Map<String, Object> configs) {

@@ -56,15 +56,23 @@ public final class StreamsApp implements AutoCloseable {
 
     /** {@code streams.standby-replicas}: warm copies wanted of each task's stores. */
     private final int standbyReplicas;
+    /** {@code streams.rocksdb-memory} in bytes; 0 for RocksDB's defaults per store. */
+    private final long rocksdbMemoryBytes;
     /** The group's instance count last reported by {@link #reportStandbyCopies}, -1 before the first. */
     private int reportedInstances = -1;
 
     private StreamsApp(final KafkaStreams streams, final Map<String, String> keyTopics, final int partitions,
-                       final int standbyReplicas, final DeadLetters deadLetters) {
+                       final int standbyReplicas, final long rocksdbMemoryBytes, final DeadLetters deadLetters) {
         this.streams = streams;
         this.deadLetters = deadLetters;
         this.routing = new StreamsRouting(streams, keyTopics, partitions, this::isQueryable);
         this.standbyReplicas = standbyReplicas;
+        this.rocksdbMemoryBytes = rocksdbMemoryBytes;
+    }
+
+    /** The one RocksDB memory budget of the process's stores ({@code streams.rocksdb-memory}), if it has one. */
+    public java.util.OptionalLong rocksdbMemoryBudget() {
+        return rocksdbMemoryBytes > 0 ? java.util.OptionalLong.of(rocksdbMemoryBytes) : java.util.OptionalLong.empty();
     }
 
     /** A store handle and the {@link #storeGeneration} it was resolved in. */
@@ -98,7 +106,7 @@ public final class StreamsApp implements AutoCloseable {
         }
         TopologyFingerprint.record(appStateDir, fingerprint);
         final StreamsApp app = new StreamsApp(streams, EddyTopology.keyTopics(topics), config.kafka().partitions(),
-                config.streams().standbyReplicas(), deadLetters);
+                config.streams().standbyReplicas(), config.streams().rocksdbMemoryBytes(), deadLetters);
         streams.setStateListener((newState, oldState) -> {
             app.state.set(newState);
             if (newState == KafkaStreams.State.REBALANCING && oldState != KafkaStreams.State.REBALANCING) {

@@ -55,7 +55,7 @@ class BoundedRocksDbMemoryTest {
                     assertThat(db.get(String.format("key-%08d", i).getBytes())).hasSize(1024);
                 }
             }
-            final long usage = BoundedRocksDbMemory.sharedCache(budget).getUsage();
+            final long usage = BoundedRocksDbMemory.usedBytes(budget);
             assertThat(usage).isGreaterThan(budget / 4).isLessThanOrEqualTo((long) (budget * 1.1));
         }
     }
