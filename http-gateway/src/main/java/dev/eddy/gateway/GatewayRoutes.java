@@ -40,6 +40,7 @@ import dev.eddy.gateway.live.LiveRoutes;
 import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
+import dev.eddy.gateway.projects.ProjectAddressing;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
 import dev.eddy.gateway.sdk.PostHogJsBundles;
@@ -194,19 +195,23 @@ final class GatewayRoutes {
     }
 
     /**
-     * {@code /api/...}: bodies bounded first (a cohort's CSV may be a form's file, streamed to a temporary file deleted
-     * when the request ends; other bodies are small JSON documents, never written to disk), then the schema route (open),
-     * the personal API key, the request's validation against the API description, then the resources. Insight queries
-     * come before the saved insights, whose {@code /insights/:id} would take "trend" for an id.
+     * {@code /api/...}: PostHog's environment paths answered as their projects' first; then bodies bounded (a cohort's
+     * CSV may be a form's file, streamed to a temporary file deleted when the request ends; other bodies are small JSON
+     * documents, never written to disk), the schema route (open), the personal API key, {@code @current} resolved, the
+     * request's validation against the API description, then the resources. Insight queries come before the saved
+     * insights, whose {@code /insights/:id} would take "trend" for an id.
      */
     private List<Consumer<Router>> management() {
         final PersonsService persons = shared.persons();
         final InsightQueryService insightQueries = shared.insightQueries();
+        final ProjectAddressing addressing = new ProjectAddressing(projects);
         return List.of(
+                ProjectAddressing::mountEnvironments,
                 router -> router.routeWithRegex("^/api/projects/[^/]+/cohorts(/.*)?$").handler(CohortRoutes.bodyHandler(uploads)),
                 router -> router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_API_BODY_BYTES)),
                 contract::mountSchema,
                 router -> router.route("/api/*").handler(auth),
+                addressing::mountCurrent,
                 contract::mountValidation,
                 new ProjectRoutes(projects)::mount,
                 new EventCountRoutes(projects, shared.eventCounts())::mount,

@@ -25,9 +25,18 @@ public final class Params {
         }
     }
 
-    /** A positive 64-bit id from the path; anything else is 404, as if the resource did not exist. */
+    /** Where the project {@code @current} names for this request is kept, once resolved ({@code CurrentProject}). */
+    public static final String CURRENT_PROJECT = "eddy.current-project";
+
+    /**
+     * A positive 64-bit id from the path; anything else is 404, as if the resource did not exist. A {@code project_id}
+     * of {@code @current} (PostHog's) is the caller's current project, as resolved for the request.
+     */
     public static long pathId(final RoutingContext ctx, final String name) {
         final String raw = ctx.pathParam(name);
+        if ("@current".equals(raw) && "project_id".equals(name) && ctx.get(CURRENT_PROJECT) instanceof Long current) {
+            return current;
+        }
         try {
             final long id = Long.parseLong(raw);
             if (id > 0) {
