@@ -37,7 +37,6 @@ import dev.eddy.gateway.insights.InsightRoutes;
 import dev.eddy.gateway.live.DashboardViews;
 import dev.eddy.gateway.live.LiveDashboards;
 import dev.eddy.gateway.live.LiveRoutes;
-import dev.eddy.gateway.live.ProjectChanges;
 import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectAddressing;
@@ -49,9 +48,7 @@ import dev.eddy.gateway.sharing.SharedLinks;
 import dev.eddy.gateway.sharing.SharedPage;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
-import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.trends.EventCountRoutes;
-import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightPersonsRoutes;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
@@ -92,36 +89,12 @@ final class GatewayRoutes {
     /** What the gateway shares with the reads every role serves. */
     record Shared(Vertx vertx, EddyConfig config, Pool pool, EventProducer producer, EddyTopics topics, MeterRegistry registry,
                   AuthFailureLimiter failures, Reads reads) {
-        Scatter scatter() {
-            return reads.scatter();
-        }
-
-        PersonsService persons() {
-            return reads.persons();
-        }
-
-        InsightQueryService insightQueries() {
-            return reads.insightQueries();
-        }
-
-        EventCountService eventCounts() {
-            return reads.eventCounts();
-        }
-
-        ProjectChanges changes() {
-            return reads.changes();
-        }
-
-        ActionRepository actions() {
-            return reads.actions().orElseThrow();
-        }
-
-        CohortRepository cohorts() {
-            return reads.cohorts().orElseThrow();
-        }
     }
 
     private final Shared shared;
+    private final Reads reads;
+    private final ActionRepository actions;
+    private final CohortRepository cohorts;
     private final AccessChanges access;
     private final ProjectRepository projects;
     private final ProjectTokens tokens;
@@ -144,6 +117,10 @@ final class GatewayRoutes {
     /** Makes the gateway's repositories and services; {@code closeables} takes what must be closed with the process. */
     GatewayRoutes(final Shared shared, final Consumer<AutoCloseable> closeables) throws Exception {
         this.shared = shared;
+        this.reads = shared.reads();
+        // A gateway has PostgreSQL, so the reads have the saved actions and cohorts to inline.
+        this.actions = reads.actions().orElseThrow();
+        this.cohorts = reads.cohorts().orElseThrow();
         final Pool pool = shared.pool();
         access = AccessChanges.listen(shared.vertx(), Database.connectOptions(shared.config().pg()), shared.registry());
         closeables.accept(access);
@@ -155,16 +132,16 @@ final class GatewayRoutes {
         users = new UserRepository(pool);
         insights = new InsightRepository(pool);
         dashboards = new DashboardRepository(pool);
-        calculations = new InsightCalculations(InsightCalculations.Engine.of(shared.insightQueries()), shared.config().insights(),
+        calculations = new InsightCalculations(InsightCalculations.Engine.of(reads.insightQueries()), shared.config().insights(),
                 Clock.systemUTC());
-        live = new LiveDashboards(shared.vertx(), new DashboardViews(shared.changes(), projects, dashboards, calculations),
+        live = new LiveDashboards(shared.vertx(), new DashboardViews(reads.changes(), projects, dashboards, calculations),
                 shared.config().dashboards(), shared.registry());
         flags = new FeatureFlagRepository(pool);
         publisher = new FlagPublisher(shared.vertx(), shared.producer(), shared.topics().flagDefinitions().name(), flags);
         // The topic is rebuilt from PostgreSQL at every start: whatever a crash left unpublished converges.
         Eddy.await(publisher.republishAll());
-        cohortDefinitions = new CohortDefinitions(shared.cohorts());
-        evaluation = new FlagsService(shared.scatter(), shared.persons(), flags, new HashKeyOverrides(pool, HASH_KEY_OVERRIDES_TIMEOUT),
+        cohortDefinitions = new CohortDefinitions(cohorts);
+        evaluation = new FlagsService(reads.scatter(), reads.persons(), flags, new HashKeyOverrides(pool, HASH_KEY_OVERRIDES_TIMEOUT),
                 cohortDefinitions);
         geoIp = openGeoIp(shared.config());
         closeables.accept(geoIp);
@@ -202,8 +179,8 @@ final class GatewayRoutes {
      * insights, whose {@code /insights/:id} would take "trend" for an id.
      */
     private List<Consumer<Router>> management() {
-        final PersonsService persons = shared.persons();
-        final InsightQueryService insightQueries = shared.insightQueries();
+        final PersonsService persons = reads.persons();
+        final InsightQueryService insightQueries = reads.insightQueries();
         final ProjectAddressing addressing = new ProjectAddressing(projects);
         return List.of(
                 ProjectAddressing::mountEnvironments,
@@ -214,7 +191,7 @@ final class GatewayRoutes {
                 addressing::mountCurrent,
                 contract::mountValidation,
                 new ProjectRoutes(projects)::mount,
-                new EventCountRoutes(projects, shared.eventCounts())::mount,
+                new EventCountRoutes(projects, reads.eventCounts())::mount,
                 new InsightPersonsRoutes(projects, insightQueries, persons)::mount,
                 new PersonsRoutes(projects, persons)::mount,
                 new InsightQueryRoutes(projects, insightQueries)::mount,
@@ -224,9 +201,9 @@ final class GatewayRoutes {
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,
                 new UserRoutes(users)::mount,
-                new FeatureFlagRoutes(projects, flags, publisher, shared.cohorts())::mount,
-                new ActionRoutes(projects, shared.actions())::mount,
-                new CohortRoutes(projects, shared.cohorts(), persons, flags)::mount,
+                new FeatureFlagRoutes(projects, flags, publisher, cohorts)::mount,
+                new ActionRoutes(projects, actions)::mount,
+                new CohortRoutes(projects, cohorts, persons, flags)::mount,
                 new LocalEvaluationRoutes(tokens, projects, flags, evaluation, auth, cohortDefinitions)::mount);
     }
 

@@ -60,9 +60,9 @@ public final class PersonalApiKeyAuth implements Handler<RoutingContext> {
             ctx.fail(invalidKey());
             return;
         }
-        final String key = given;
-        ctx.put(KEY_HASH, ApiKeys.hash(key));
-        keys.findActive(ctx.get(KEY_HASH)).onComplete(found -> {
+        final String hash = ApiKeys.hash(given);
+        ctx.put(KEY_HASH, hash);
+        keys.findActive(hash).onComplete(found -> {
             if (found.failed()) {
                 LOG.warn("cannot check a personal API key: {}", found.cause().getMessage());
                 ctx.fail(ApiError.unavailable("database_unavailable", "Cannot check credentials right now; retry.", 5));

@@ -58,6 +58,16 @@ public final class Body {
         }
     }
 
+    /** Why {@code text}, which is not a JSON object, is refused: the error {@link #object} throws for it. */
+    static ApiError refusal(final String text) {
+        try {
+            object(text);
+        } catch (final ApiError e) {
+            return e;
+        }
+        throw new IllegalArgumentException("a JSON object is not refused");
+    }
+
     /** The name Python (PostHog's serializers) gives the type of a JSON value. */
     private static String pythonType(final JsonNode node) {
         if (node.isArray()) {

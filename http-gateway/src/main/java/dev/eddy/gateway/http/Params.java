@@ -25,7 +25,7 @@ public final class Params {
         }
     }
 
-    /** Where the project {@code @current} names for this request is kept, once resolved ({@code CurrentProject}). */
+    /** Where the project {@code @current} names for this request is kept, once resolved ({@code ProjectAddressing}). */
     public static final String CURRENT_PROJECT = "eddy.current-project";
 
     /**

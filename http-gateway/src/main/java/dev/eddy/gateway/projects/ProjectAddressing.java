@@ -38,12 +38,12 @@ public final class ProjectAddressing {
     }
 
     private void resolveCurrent(final RoutingContext ctx) {
-        projects.list(PersonalApiKeyAuth.principal(ctx), 1, 0).onSuccess(page -> {
-            if (page.projects().isEmpty()) {
+        projects.firstVisible(PersonalApiKeyAuth.principal(ctx)).onSuccess(first -> {
+            if (first.isEmpty()) {
                 ctx.fail(ApiError.notFound("Not found."));
                 return;
             }
-            ctx.put(Params.CURRENT_PROJECT, page.projects().get(0).id());
+            ctx.put(Params.CURRENT_PROJECT, first.get());
             ctx.next();
         }).onFailure(ctx::fail);
     }

@@ -24,6 +24,7 @@ public final class ProjectRepository {
     private static final String COUNT = "SELECT count(*)" + VISIBLE;
     private static final String PAGE = "SELECT " + COLUMNS + VISIBLE + " ORDER BY p.id LIMIT $3 OFFSET $4";
     private static final String ONE = "SELECT " + COLUMNS + VISIBLE + " AND p.id = $3";
+    private static final String FIRST = "SELECT min(p.id)" + VISIBLE;
     private static final String BY_TOKEN = "SELECT id FROM projects WHERE api_token = $1";
     private static final String BY_ID = "SELECT " + COLUMNS + " FROM projects p WHERE p.id = $1";
     /** The caller's first organization (by join time) is where a new project goes, as in PostHog's current one. */
@@ -64,6 +65,12 @@ public final class ProjectRepository {
                             rows.forEach(row -> projects.add(toProject(row)));
                             return new Page(count.iterator().next().getLong(0), projects);
                         }));
+    }
+
+    /** The id of the first project (lowest id) the principal may see, if any: what {@code @current} names. */
+    public Future<Optional<Long>> firstVisible(final Principal who) {
+        return pool.preparedQuery(FIRST).execute(Tuple.tuple().addLong(who.userId()).addArrayOfLong(scopedProjects(who)))
+                .map(rows -> Optional.ofNullable(rows.iterator().next().getLong(0)));
     }
 
     /** The project if the principal may see it; a project found is kept while nothing changes projects or members. */

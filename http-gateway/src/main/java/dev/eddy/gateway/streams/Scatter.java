@@ -330,8 +330,9 @@ public final class Scatter {
             // The other instance has no such partial, or speaks another version of the protocol: it runs another
             // release, as during a rolling upgrade. Retried like a rebalance, since the upgrade replaces it; past the
             // deadline the caller is told why.
-            case 404, InternalProtocol.OTHER_VERSION -> ApiError.unavailable("instance_outdated", "The instance holding part of the data (" + host.address()
-                    + ") runs a version that cannot answer this query; retry once every instance is upgraded.", RETRY_AFTER_SECONDS);
+            case 404, InternalProtocol.OTHER_VERSION -> ApiError.unavailable("instance_outdated", "The instance holding part of "
+                    + "the data (" + host.address() + ") runs a version that cannot answer this query; retry once every instance is "
+                    + "upgraded.", RETRY_AFTER_SECONDS);
             default -> {
                 LOG.warn("instance {} answered a partial request with {}: {}", host, status, answer);
                 yield ApiError.internal();

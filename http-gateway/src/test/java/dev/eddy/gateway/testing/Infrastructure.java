@@ -166,7 +166,8 @@ public final class Infrastructure implements AutoCloseable {
         return pgHostPort;
     }
 
-    private static String hostPort(final String url) {
+    /** {@code host:port} of a {@code postgresql://} or JDBC URL. */
+    static String hostPort(final String url) {
         final String rest = url.replaceFirst("^(jdbc:)?postgres(ql)?://", "");
         return rest.contains("/") ? rest.substring(0, rest.indexOf('/')) : rest;
     }

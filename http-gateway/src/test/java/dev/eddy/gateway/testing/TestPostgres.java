@@ -37,8 +37,7 @@ public final class TestPostgres {
         if (shared == null) {
             final Map<String, String> env = System.getenv();
             if (env.containsKey("EDDY_TEST_PG_URL")) {
-                final String url = env.get("EDDY_TEST_PG_URL");
-                shared = new TestPostgres(url.substring(url.indexOf("//") + 2, url.indexOf('/', url.indexOf("//") + 2)),
+                shared = new TestPostgres(Infrastructure.hostPort(env.get("EDDY_TEST_PG_URL")),
                         env.getOrDefault("EDDY_TEST_PG_USER", "eddy"), env.getOrDefault("EDDY_TEST_PG_PASSWORD", "eddy"));
             } else {
                 final EmbeddedPostgres postgres;

@@ -20,7 +20,9 @@ final class LegacyMetadata {
 
     static void migrate(final KeyValueStore<HourlyEventKey, Long> counts, final KeyValueStore<String, String> redirects,
                         final KeyValueStore<String, String> metadata) {
-        if (counts.delete(BUILT) != null) {
+        // Read first: a delete writes a tombstone to the changelog even when there is nothing to delete.
+        if (counts.get(BUILT) != null) {
+            counts.delete(BUILT);
             metadata.putIfAbsent(TimelineMetadata.ROLLUPS_BUILT, "1");
         }
         move(redirects, REBUILD_CURSOR, metadata, TimelineMetadata.ROLLUPS_REBUILT_UP_TO);
@@ -29,8 +31,9 @@ final class LegacyMetadata {
 
     private static void move(final KeyValueStore<String, String> from, final String legacy, final KeyValueStore<String, String> to,
                              final String key) {
-        final String value = from.delete(legacy);
+        final String value = from.get(legacy);
         if (value != null) {
+            from.delete(legacy);
             to.putIfAbsent(key, value);
         }
     }

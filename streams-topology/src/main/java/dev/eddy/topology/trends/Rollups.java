@@ -60,10 +60,11 @@ final class Rollups {
         add(HourlyEventKey.changes(projectId), events);
     }
 
-    /** The person's markers of the day of {@code event}, for its name and for all events: to drop when the person leaves. */
-    static Set<Bytes> markerKeys(final long projectId, final UUID person, final TimelineEvent event) {
+    /** Adds to {@code keys} the person's markers of the day of {@code event}, for its name and for all events: to drop when the person leaves. */
+    static void addMarkerKeys(final Set<Bytes> keys, final long projectId, final UUID person, final TimelineEvent event) {
         final long day = UniqueMarkers.dayOf(event.time());
-        return Set.of(UniqueMarkers.key(projectId, event.event(), day, person), UniqueMarkers.key(projectId, UniqueMarkers.ALL_EVENTS, day, person));
+        keys.add(UniqueMarkers.key(projectId, event.event(), day, person));
+        keys.add(UniqueMarkers.key(projectId, UniqueMarkers.ALL_EVENTS, day, person));
     }
 
     /** Drops markers of a person whose every event left this partition. */

@@ -217,7 +217,7 @@ public final class TimelineProcessor implements Processor<String, Object, String
             if (rebuild.counted(event.key)) {
                 rollups.uncount(merge.projectId(), moved);
             }
-            marked.addAll(Rollups.markerKeys(merge.projectId(), source, moved));
+            Rollups.addMarkerKeys(marked, merge.projectId(), source, moved);
         }
         rollups.unmark(marked);
         if (!events.isEmpty()) {

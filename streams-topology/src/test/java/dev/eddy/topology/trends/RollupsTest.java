@@ -83,7 +83,9 @@ class RollupsTest {
         assertThat(UniqueMarkers.hours(markers.get(UniqueMarkers.key(PROJECT, UniqueMarkers.ALL_EVENTS, day, PERSON))))
                 .isEqualTo(UniqueMarkers.hourBit(H10));
 
-        rollups.unmark(Rollups.markerKeys(PROJECT, PERSON, kept));
+        final Set<Bytes> keys = new java.util.HashSet<>();
+        Rollups.addMarkerKeys(keys, PROJECT, PERSON, kept);
+        rollups.unmark(keys);
         assertThat(markers.get(UniqueMarkers.key(PROJECT, "signup", day, PERSON))).isNull();
         assertThat(markers.get(UniqueMarkers.key(PROJECT, UniqueMarkers.ALL_EVENTS, day, PERSON))).isNull();
     }
