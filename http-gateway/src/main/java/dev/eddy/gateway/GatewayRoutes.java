@@ -42,6 +42,8 @@ import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectAddressing;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectRoutes;
+import dev.eddy.gateway.query.ListQueries;
+import dev.eddy.gateway.query.QueryRoutes;
 import dev.eddy.gateway.sdk.PostHogJsBundles;
 import dev.eddy.gateway.sdk.RemoteConfigRoutes;
 import dev.eddy.gateway.sharing.SharedLinks;
@@ -199,6 +201,7 @@ final class GatewayRoutes {
                         .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
                                 .orElseGet(() -> Json.mapper().createObjectNode())), calculations)::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
+                new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner()))::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,
                 new UserRoutes(users)::mount,
                 new FeatureFlagRoutes(projects, flags, publisher, cohorts)::mount,

@@ -32,10 +32,11 @@ import java.util.function.Supplier;
  *
  * @param actions the saved actions a query inlines, when this process has PostgreSQL
  * @param cohorts the saved cohorts a query inlines, when this process has PostgreSQL
+ * @param inliner puts the definitions of the actions and cohorts a query names into it
  */
 record Reads(KeyReads keyed, Scatter scatter, PersonsService persons, InsightQueryService insightQueries,
              EventCountService eventCounts, ProjectChanges changes, Optional<ActionRepository> actions,
-             Optional<CohortRepository> cohorts) {
+             Optional<CohortRepository> cohorts, QueryInliner inliner) {
 
     /**
      * @param streams    the streams instance in this process, once started (always empty for a gateway)
@@ -62,6 +63,6 @@ record Reads(KeyReads keyed, Scatter scatter, PersonsService persons, InsightQue
         final PersonsService persons = new PersonsService(scatter, keyed, config.insights().queryTimeout());
         final EventCountService eventCounts = new EventCountService(scatter, config.insights().queryTimeout());
         FlagsService.registerReads(scatter);
-        return new Reads(keyed, scatter, persons, insightQueries, eventCounts, changes, actions, cohorts);
+        return new Reads(keyed, scatter, persons, insightQueries, eventCounts, changes, actions, cohorts, inliner);
     }
 }

@@ -173,6 +173,10 @@ class ManagementRoutesTest {
                 new Row("POST", P + "/insights/cancel", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}",
                         Kind.PROJECT),
                 // Bodies the route does not read (the two refreshes, viewed) are not parsed, as in PostHog: rows without one.
+                new Row("POST", P + "/query", "/api/projects/1/query/", "query:read", "{\"query\":{\"kind\":\"TrendsQuery\","
+                        + "\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}]}}", Kind.STORE_READ),
+                new Row("GET", P + "/query/:query_id", "/api/projects/1/query/q1/", "query:read", null, Kind.PROJECT_MAY_BE_ABSENT),
+                new Row("DELETE", P + "/query/:query_id", "/api/projects/1/query/q1/", "query:read", null, Kind.PROJECT),
                 new Row("POST", P + "/insights/timing", "/api/projects/1/insights/timing/", "insight:read", "{}", Kind.PROJECT),
                 new Row("POST", P + "/insights/:id/viewed", "/api/projects/1/insights/{i}/viewed/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights", "/api/projects/1/insights/", "insight:read", null, Kind.PROJECT),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.testing.EddyIT;
+import dev.eddy.gateway.testing.InsightDataset;
 import dev.eddy.gateway.testing.TestEddy;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -23,8 +24,7 @@ class SavedInsightResultsIT extends EddyIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String RANGE = "\"date_from\":\"2020-01-09\",\"date_to\":\"2020-01-19\"";
     private static final String PAGEVIEWS = "{\"insight\":\"TRENDS\",\"events\":[{\"id\":\"$pageview\"}]," + RANGE + ",\"interval\":\"day\"}";
-    /** Pageviews per day from the 9th to the 19th of January 2020. */
-    private static final String DAILY = "[1,1,2,3,1,0,2,0,1,0,1]";
+    private static final String DAILY = InsightDataset.DAILY;
     private static final String FUNNEL_QUERY = "{\"kind\":\"InsightVizNode\",\"source\":{\"kind\":\"FunnelsQuery\","
             + "\"series\":[{\"kind\":\"EventsNode\",\"event\":\"signed up\"},{\"kind\":\"EventsNode\",\"event\":\"paid\"}],"
             + "\"dateRange\":{\"date_from\":\"2021-05-01\",\"date_to\":\"2021-05-03\"},"
@@ -35,18 +35,7 @@ class SavedInsightResultsIT extends EddyIT {
 
     @BeforeAll
     static void captureTheDataset() throws InterruptedException {
-        final List<String> events = new ArrayList<>();
-        final String[][] views = {{"p1", "11"}, {"p1", "12"}, {"p1", "13"}, {"p1", "15"}, {"p1", "17"}, {"p1", "19"},
-                {"p2", "09"}, {"p2", "12"}, {"p3", "12"}, {"p4", "15"}, {"p5", "10"}, {"p5", "11"}};
-        for (final String[] v : views) {
-            events.add("{\"event\":\"$pageview\",\"timestamp\":\"2020-01-" + v[1] + "T12:00:00Z\",\"properties\":{\"distinct_id\":\""
-                    + v[0] + "\",\"$browser\":\"" + (v[0].equals("p2") ? "Firefox" : "Chrome") + "\"}}");
-        }
-        for (final String[] f : new String[][] {{"f1", "signed up", "01"}, {"f1", "paid", "02"}, {"f2", "signed up", "03"},
-                {"f2", "paid", "04"}, {"f3", "signed up", "05"}, {"f4", "signed up", "06"}, {"f4", "paid", "07"}}) {
-            events.add("{\"event\":\"" + f[1] + "\",\"timestamp\":\"2021-05-01T" + f[2] + ":00:00Z\",\"properties\":{\"distinct_id\":\""
-                    + f[0] + "\"}}");
-        }
+        final List<String> events = new ArrayList<>(InsightDataset.events());
         for (int i = 0; i < BULK; i++) {
             events.add("{\"event\":\"bulk\",\"timestamp\":\"2019-06-" + String.format("%02d", 1 + i % 28) + "T10:00:00Z\","
                     + "\"properties\":{\"distinct_id\":\"b" + (i % 300) + "\",\"path\":\"/page/" + i + "\"}}");

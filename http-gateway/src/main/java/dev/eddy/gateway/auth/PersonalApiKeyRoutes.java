@@ -30,7 +30,7 @@ public final class PersonalApiKeyRoutes {
     public static final String WRITE = "personal_api_key:write";
     /** The objects scopes name; each has {@code :read} and {@code :write}. */
     static final Set<String> OBJECTS = Set.of("dashboard", "insight", "sharing_configuration", "activity_log", "person", "group",
-            "feature_flag", "action", "cohort", "project", "user", "personal_api_key");
+            "feature_flag", "action", "cohort", "project", "user", "personal_api_key", "query");
     private static final String BASE = "/api/personal_api_keys";
     private static final String COLUMNS = "id, label, mask_value, scopes, scoped_projects, created_at, last_used_at";
     private static final String LIST = "SELECT " + COLUMNS + " FROM personal_api_keys WHERE user_id = $1 AND revoked_at IS NULL "

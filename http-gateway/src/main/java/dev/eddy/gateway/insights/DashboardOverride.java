@@ -36,6 +36,11 @@ public final class DashboardOverride {
                 : query((ObjectNode) insight.query().deepCopy(), dashboardFilters));
     }
 
+    /** A query node (or its wrapper) as {@link #apply} shows it under {@code dashboardFilters} (the Query API's {@code filters_override}). */
+    public static JsonNode applyToQuery(final JsonNode query, final JsonNode dashboardFilters) {
+        return !overrides(dashboardFilters) || !query.isObject() ? query : query((ObjectNode) query.deepCopy(), dashboardFilters);
+    }
+
     /** Whether the dashboard's filters change anything. */
     private static boolean overrides(final JsonNode dashboard) {
         return dashboard != null && dashboard.isObject()

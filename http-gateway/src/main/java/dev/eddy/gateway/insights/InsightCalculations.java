@@ -3,6 +3,7 @@ package dev.eddy.gateway.insights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.config.InsightsConfig;
+import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.trends.InsightQueryService;
@@ -19,6 +20,7 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -39,9 +41,12 @@ import org.slf4j.LoggerFactory;
  * a miss; {@code async_except_on_cache_miss} is {@code async} except that a miss calculates while the request waits;
  * {@code force_blocking} and {@code force_async} always calculate, the latter answering only the status.
  *
- * <p>Where Eddy differs: PostHog shows a background calculation's status only while it runs (its failure is read
- * from {@code /query/:id}, which Eddy does not have), so here a failed or cancelled calculation's status stays on
- * the insight until a newer result exists or {@code insights.async.status-retention} passes.
+ * <p>The Query API ({@code POST /query/}) asks through {@link #results} with no insight: its results are cached
+ * apart, and its statuses are read ({@link #status}) and cancelled ({@link #cancelAndForget}) by id.
+ *
+ * <p>Where Eddy differs: PostHog shows a background calculation's status on the insight only while it runs (its
+ * failure is read from {@code /query/:id}), while here a failed or cancelled calculation's status also stays on the
+ * insight until a newer result exists or {@code insights.async.status-retention} passes.
  */
 public final class InsightCalculations {
     private static final Logger LOG = LoggerFactory.getLogger(InsightCalculations.class);
@@ -126,39 +131,48 @@ public final class InsightCalculations {
      * saved insight it cannot calculate, 503, 504, 409 when cancelled).
      */
     public Future<Insight> withResults(final Project project, final Insight insight, final Read read) {
+        return results(project, insight.id(), InsightCalculation.of(insight.filters(), insight.query()), read).map(insight::withResults);
+    }
+
+    /**
+     * The computed fields of one calculation for {@code read}: of a saved insight ({@code insightId}), or of a query
+     * asked of the Query API ({@code insightId} null), whose results are kept apart from any insight's. Fails as
+     * {@link #withResults} does.
+     */
+    public Future<Insight.Results> results(final Project project, final Long insightId, final InsightCalculation calculation,
+                                           final Read read) {
         purge();
-        final InsightCalculation calculation = InsightCalculation.of(insight.filters(), insight.query());
         final String timezone = project.timezone();
         if (calculation.kind() == InsightCalculation.Kind.NOTHING) {
-            return Future.succeededFuture(insight.withResults(empty(timezone, null)));
+            return Future.succeededFuture(empty(timezone, null));
         }
         if (calculation.kind() == InsightCalculation.Kind.UNSUPPORTED) {
-            return Future.succeededFuture(insight.withResults(empty(timezone, QueryStatus.failed(id(read), project.id(), insight.id(),
-                    read.dashboardId(), clock.instant(), async.statusRetention(), calculation.problem()).toJson())));
+            return Future.succeededFuture(empty(timezone, QueryStatus.failed(id(read), project.id(), insightId,
+                    read.dashboardId(), clock.instant(), async.statusRetention(), calculation.problem()).toJson()));
         }
-        final ResultCache.Key key = new ResultCache.Key(project.id(), insight.id(), calculation.kind() + " " + calculation.filter());
-        final Job job = new Job(project, insight, calculation, key, read);
+        final ResultCache.Key key = key(project.id(), insightId, calculation);
+        final Job job = new Job(project, insightId, calculation, key, read);
         final RefreshMode mode = read.mode();
         if (mode == RefreshMode.FORCE_ASYNC) {
-            return Future.succeededFuture(insight.withResults(empty(timezone, enqueue(job))));
+            return Future.succeededFuture(empty(timezone, enqueue(job)));
         }
         if (mode != RefreshMode.FORCE_BLOCKING) {
             final Optional<ResultCache.Entry> cached = cache.get(key, Optional.of(settings(project)));
             if (cached.isPresent()) {
                 final ResultCache.Entry entry = cached.get();
                 if (!stale(job, entry, false)) {
-                    return Future.succeededFuture(insight.withResults(cachedResults(job, entry, shownStatus(key, entry))));
+                    return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
                 }
                 switch (mode) {
                     case FORCE_CACHE -> {
-                        return Future.succeededFuture(insight.withResults(cachedResults(job, entry, shownStatus(key, entry))));
+                        return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
                     }
                     case ASYNC, ASYNC_EXCEPT_ON_CACHE_MISS -> {
-                        return Future.succeededFuture(insight.withResults(cachedResults(job, entry, enqueue(job))));
+                        return Future.succeededFuture(cachedResults(job, entry, enqueue(job)));
                     }
                     case LAZY_ASYNC -> {
                         final JsonNode status = stale(job, entry, true) ? enqueue(job) : shownStatus(key, entry);
-                        return Future.succeededFuture(insight.withResults(cachedResults(job, entry, status)));
+                        return Future.succeededFuture(cachedResults(job, entry, status));
                     }
                     default -> {
                         // blocking: a stale result is recalculated while the request waits
@@ -167,10 +181,10 @@ public final class InsightCalculations {
             } else {
                 switch (mode) {
                     case FORCE_CACHE -> {
-                        return Future.succeededFuture(insight.withResults(empty(timezone, shownStatus(key, null))));
+                        return Future.succeededFuture(empty(timezone, shownStatus(key, null)));
                     }
                     case ASYNC, LAZY_ASYNC -> {
-                        return Future.succeededFuture(insight.withResults(empty(timezone, enqueue(job))));
+                        return Future.succeededFuture(empty(timezone, enqueue(job)));
                     }
                     default -> {
                         // blocking and async_except_on_cache_miss calculate a miss while the request waits
@@ -181,13 +195,26 @@ public final class InsightCalculations {
         return calculateNow(job);
     }
 
+    /**
+     * PostHog's {@code cache_key} of a calculation: a name of what its result depends on (the project, the insight,
+     * the query as calculated), the same for the same question.
+     */
+    public static String cacheKey(final long projectId, final Long insightId, final InsightCalculation calculation) {
+        final String definition = projectId + "/" + insightId + "/" + calculation.kind() + " " + calculation.filter();
+        return "cache_" + HexFormat.of().formatHex(Secrets.sha256(definition)).substring(0, 32);
+    }
+
+    private static ResultCache.Key key(final long projectId, final Long insightId, final InsightCalculation calculation) {
+        return new ResultCache.Key(projectId, insightId, calculation.kind() + " " + calculation.filter());
+    }
+
     /** What the cache holds for a publicly shared insight (its viewer never starts a calculation). */
     public Insight cachedOnly(final long projectId, final Insight insight) {
         final InsightCalculation calculation = InsightCalculation.of(insight.filters(), insight.query());
         if (!calculation.kind().calculated()) {
             return insight.withResults(empty(insight.timezone(), null));
         }
-        final ResultCache.Key key = new ResultCache.Key(projectId, insight.id(), calculation.kind() + " " + calculation.filter());
+        final ResultCache.Key key = key(projectId, insight.id(), calculation);
         return cache.get(key, Optional.empty()).map(entry -> insight.withResults(new Insight.Results(entry.result(),
                         IsoInstants.format(entry.lastRefresh()), null, null, false, null, null, null, true, insight.timezone(), null)))
                 .orElseGet(() -> insight.withResults(empty(insight.timezone(), null)));
@@ -204,13 +231,41 @@ public final class InsightCalculations {
         return status != null && status.projectId() == projectId && status.cancel(CANCELLED, clock.instant());
     }
 
-    /** One calculation to do: which insight, what it asks for, and under which key its result is kept. */
-    private record Job(Project project, Insight insight, InsightCalculation calculation, ResultCache.Key key, Read read) {
+    /** What {@link #cancelAndForget} found. */
+    public enum Cancellation { CANCELLED, ALREADY_COMPLETE, UNKNOWN }
+
+    /**
+     * The status of the project's calculation {@code id} (PostHog's {@code QueryStatus}) while it is known: running,
+     * or finished within {@code insights.async.status-retention}.
+     */
+    public Optional<ObjectNode> status(final long projectId, final String id) {
+        purge();
+        final QueryStatus status = byId.get(id);
+        return status == null || status.projectId() != projectId ? Optional.empty() : Optional.of(status.toJson());
     }
 
-    private Future<Insight> calculateNow(final Job job) {
+    /**
+     * The Query API's cancel ({@code DELETE /query/:id/}): a running calculation is cancelled as {@link #cancel}
+     * does, and its status is forgotten, as PostHog deletes it.
+     */
+    public Cancellation cancelAndForget(final long projectId, final String id) {
+        final QueryStatus status = byId.get(id);
+        if (status == null || status.projectId() != projectId) {
+            return Cancellation.UNKNOWN;
+        }
+        final boolean cancelled = status.cancel(CANCELLED, clock.instant());
+        byId.remove(id, status);
+        byKey.values().remove(status);
+        return cancelled ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE;
+    }
+
+    /** One calculation to do: which insight, what it asks for, and under which key its result is kept. */
+    private record Job(Project project, Long insightId, InsightCalculation calculation, ResultCache.Key key, Read read) {
+    }
+
+    private Future<Insight.Results> calculateNow(final Job job) {
         final QueryControl control = engine.control();
-        final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insight().id(), job.read().dashboardId(),
+        final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(),
                 clock.instant(), async.statusRetention(), control);
         // Registered only so that a client which named the calculation can cancel it.
         byId.put(status.id(), status);
@@ -219,7 +274,7 @@ public final class InsightCalculations {
                     if (!status.succeed(null, entry.lastRefresh())) {
                         throw ApiError.cancelled(CANCELLED);
                     }
-                    return job.insight().withResults(fresh(job, entry));
+                    return fresh(job, entry);
                 })
                 .recover(e -> {
                     final String message = message(e);
@@ -227,7 +282,7 @@ public final class InsightCalculations {
                     if (!job.read().failAsStatus()) {
                         return Future.failedFuture(e);
                     }
-                    return Future.succeededFuture(job.insight().withResults(empty(job.project().timezone(), status.toJson())));
+                    return Future.succeededFuture(empty(job.project().timezone(), status.toJson()));
                 })
                 .onComplete(done -> byId.remove(status.id(), status));
     }
@@ -243,11 +298,11 @@ public final class InsightCalculations {
         }
         final Instant now = clock.instant();
         if (byId.values().stream().filter(s -> !s.complete()).count() >= async.maxRunning()) {
-            return QueryStatus.failed(id(job.read()), job.project().id(), job.insight().id(), job.read().dashboardId(), now,
+            return QueryStatus.failed(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(), now,
                     async.statusRetention(), CONCURRENCY_LIMIT).toJson();
         }
         final QueryControl control = engine.control();
-        final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insight().id(), job.read().dashboardId(), now,
+        final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(), now,
                 async.statusRetention(), control);
         byId.put(status.id(), status);
         byKey.put(job.key(), status);

@@ -16,7 +16,7 @@ import java.time.Instant;
 final class QueryStatus {
     private final String id;
     private final long projectId;
-    private final long insightId;
+    private final Long insightId;
     private final Long dashboardId;
     private final Instant startTime;
     private final Duration retention;
@@ -27,7 +27,7 @@ final class QueryStatus {
     private String errorMessage;
     private JsonNode results;
 
-    QueryStatus(final String id, final long projectId, final long insightId, final Long dashboardId, final Instant startTime,
+    QueryStatus(final String id, final long projectId, final Long insightId, final Long dashboardId, final Instant startTime,
                 final Duration retention, final QueryControl control) {
         this.id = id;
         this.projectId = projectId;
@@ -39,7 +39,7 @@ final class QueryStatus {
     }
 
     /** A status that is over before it began: an insight Eddy cannot calculate, a refused or failed calculation. */
-    static QueryStatus failed(final String id, final long projectId, final long insightId, final Long dashboardId, final Instant now,
+    static QueryStatus failed(final String id, final long projectId, final Long insightId, final Long dashboardId, final Instant now,
                               final Duration retention, final String message) {
         final QueryStatus status = new QueryStatus(id, projectId, insightId, dashboardId, now, retention, null);
         status.fail(message, now);
@@ -110,7 +110,11 @@ final class QueryStatus {
         final ObjectNode json = Json.mapper().createObjectNode();
         json.put("id", id);
         json.put("team_id", projectId);
-        json.put("insight_id", insightId);
+        if (insightId == null) {
+            json.putNull("insight_id");
+        } else {
+            json.put("insight_id", insightId);
+        }
         if (dashboardId == null) {
             json.putNull("dashboard_id");
         } else {

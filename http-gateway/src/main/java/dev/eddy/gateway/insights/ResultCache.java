@@ -19,7 +19,7 @@ final class ResultCache {
      * What a result depends on besides the project's data: the insight and what it asks for, its dashboard
      * overrides included ({@code definition}, the kind and legacy filter as JSON).
      */
-    record Key(long projectId, long insightId, String definition) {
+    record Key(long projectId, Long insightId, String definition) {
     }
 
     /**

@@ -121,7 +121,7 @@ public final class PersonsRoutes {
     }
 
     /** What PostHog shows as a person's name: the email, else the name property, else the first distinct id. */
-    private static String displayName(final PersonState p) {
+    public static String displayName(final PersonState p) {
         for (final String field : new String[] {"email", "name"}) {
             final JsonNode value = p.properties().get(field);
             if (value != null && value.isTextual() && !value.asText().isBlank()) {

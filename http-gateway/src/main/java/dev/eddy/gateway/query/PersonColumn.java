@@ -1,0 +1,87 @@
+package dev.eddy.gateway.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.persons.PersonsRoutes;
+import dev.eddy.persons.PersonState;
+import dev.eddy.serde.Json;
+import java.util.function.Function;
+
+/**
+ * One column of an {@code ActorsQuery} of persons: the expression as asked ({@code "properties.email -- Email"},
+ * PostHog's {@code -- label} included), its ClickHouse type as PostHog's response names it, and its value for a person.
+ * The expressions are those of PostHog's persons lists: {@code person} (the person as PostHog's actor:
+ * {@code {id, distinct_ids, properties, is_identified, created_at}}), {@code person_display_name}
+ * ({@code {display_name, id, distinct_id}}), {@code id}, {@code created_at}, {@code is_identified},
+ * {@code properties} (JSON text, as HogQL answers a JSON column), {@code properties.<key>} (the value as text, as
+ * HogQL reads a property; null when absent), and {@code person.$delete}, a column PostHog's UI draws its delete button
+ * in (null).
+ */
+record PersonColumn(String expression, String type, Function<PersonState, JsonNode> value) {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    JsonNode value(final PersonState person) {
+        return value.apply(person);
+    }
+
+    static PersonColumn parse(final String expression) {
+        final int comment = expression.indexOf("--");
+        final String field = (comment < 0 ? expression : expression.substring(0, comment)).trim();
+        return switch (field) {
+            case "person" -> new PersonColumn(expression, "Tuple(UUID, String, String, Bool, DateTime64(6, 'UTC'))", PersonColumn::actor);
+            case "person_display_name" -> new PersonColumn(expression, "Tuple(String, UUID, String)", PersonColumn::displayName);
+            case "id" -> new PersonColumn(expression, "UUID", p -> NODES.textNode(p.uuid()));
+            case "created_at" -> new PersonColumn(expression, "DateTime64(6, 'UTC')", p -> NODES.textNode(ListQueries.date(p.createdAt())));
+            case "is_identified" -> new PersonColumn(expression, "Bool", p -> NODES.booleanNode(p.isIdentified()));
+            case "properties" -> new PersonColumn(expression, "String", p -> NODES.textNode(p.properties().toString()));
+            case "person.$delete" -> new PersonColumn(expression, "Nothing", p -> NODES.nullNode());
+            default -> {
+                final String key = property(field);
+                if (key == null) {
+                    throw ApiError.badRequest("unsupported_query", "Eddy answers an ActorsQuery's columns person, person_display_name, id, "
+                            + "created_at, is_identified, properties, properties.<key> and person.$delete, not '" + field + "'.", "select");
+                }
+                yield new PersonColumn(expression, "Nullable(String)", p -> text(p.properties().get(key)));
+            }
+        };
+    }
+
+    /** The key of {@code properties.key} (also {@code person.properties.key}, and a quoted key), or null. */
+    private static String property(final String field) {
+        final String rest = field.startsWith("person.properties.") ? field.substring("person.properties.".length())
+                : field.startsWith("properties.") ? field.substring("properties.".length()) : null;
+        if (rest == null || rest.isEmpty()) {
+            return null;
+        }
+        final boolean quoted = rest.length() > 1 && (rest.startsWith("\"") && rest.endsWith("\"") || rest.startsWith("`") && rest.endsWith("`"));
+        return quoted ? rest.substring(1, rest.length() - 1) : rest;
+    }
+
+    /** A property as HogQL reads one: text for a scalar, JSON text for a list or object, null when absent or null. */
+    static JsonNode text(final JsonNode value) {
+        if (value == null || value.isNull() || value.isMissingNode()) {
+            return NODES.nullNode();
+        }
+        return NODES.textNode(value.isValueNode() ? value.asText() : value.toString());
+    }
+
+    private static JsonNode actor(final PersonState p) {
+        final ObjectNode actor = Json.mapper().createObjectNode();
+        actor.put("id", p.uuid());
+        actor.set("distinct_ids", Json.mapper().valueToTree(p.distinctIds()));
+        actor.set("properties", p.properties());
+        actor.put("is_identified", p.isIdentified());
+        actor.put("created_at", ListQueries.date(p.createdAt()));
+        return actor;
+    }
+
+    private static JsonNode displayName(final PersonState p) {
+        final ObjectNode name = Json.mapper().createObjectNode();
+        name.put("display_name", PersonsRoutes.displayName(p));
+        name.put("id", p.uuid());
+        name.put("distinct_id", p.distinctIds().isEmpty() ? null : p.distinctIds().get(0));
+        return name;
+    }
+}
