@@ -4,6 +4,7 @@ import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.actions.ActionRepository;
 import dev.eddy.gateway.actions.ActionRoutes;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.activity.ActivityRoutes;
 import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
@@ -199,6 +200,7 @@ final class GatewayRoutes {
                         .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
                                 .orElseGet(() -> Json.mapper().createObjectNode())), calculations)::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
+                new ActivityRoutes(projects, new ActivityLog(shared.pool()))::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,
                 new UserRoutes(users)::mount,
                 new FeatureFlagRoutes(projects, flags, publisher, cohorts)::mount,
