@@ -4,6 +4,7 @@ import dev.eddy.config.EddyConfig;
 import dev.eddy.gateway.actions.ActionRepository;
 import dev.eddy.gateway.actions.ActionRoutes;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.activity.ActivityRoutes;
 import dev.eddy.gateway.auth.AccessChanges;
 import dev.eddy.gateway.auth.AuthFailureLimiter;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
@@ -202,6 +203,7 @@ final class GatewayRoutes {
                                 .orElseGet(() -> Json.mapper().createObjectNode())), calculations)::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
                 new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner()))::mount,
+                new ActivityRoutes(projects, new ActivityLog(shared.pool()))::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,
                 new UserRoutes(users)::mount,
                 new FeatureFlagRoutes(projects, flags, publisher, cohorts)::mount,

@@ -99,7 +99,7 @@ class InsightsApiTest extends RouteTest {
         send("PATCH", "/api/projects/1/insights/" + id + "/", "{\"deleted\":true}");
 
         final JsonNode log = TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/" + id + "/activity/"));
-        assertThat(log.get("count").asInt()).isEqualTo(3);
+        assertThat(log.get("total_count").asInt()).isEqualTo(3);
         final JsonNode results = log.get("results");
         assertThat(results).extracting(r -> r.get("activity").asText()).containsExactly("deleted", "updated", "created");
         final JsonNode rename = results.get(1).get("detail").get("changes");
@@ -109,7 +109,7 @@ class InsightsApiTest extends RouteTest {
             assertThat(c.get("after").asText()).isEqualTo("after");
         });
         assertThat(results.get(0).get("user").get("email").asText()).isEqualTo("admin@eddy.local");
-        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/activity/")).get("count").asInt()).isGreaterThanOrEqualTo(3);
+        assertThat(TestEddy.json(eddy.getAuthorized("/api/projects/1/insights/activity/")).get("total_count").asInt()).isGreaterThanOrEqualTo(3);
     }
 
     @Test

@@ -168,6 +168,7 @@ class ManagementRoutesTest {
                         Kind.PROJECT),
                 new Row("POST", P + "/insights/:id/sharing/refresh", "/api/projects/1/insights/{i}/sharing/refresh/",
                         "sharing_configuration:write", null, Kind.PROJECT),
+                new Row("GET", P + "/activity_log", "/api/projects/1/activity_log/", "activity_log:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights/activity", "/api/projects/1/insights/activity/", "activity_log:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights/my_last_viewed", "/api/projects/1/insights/my_last_viewed/", "insight:read", null, Kind.PROJECT),
                 new Row("POST", P + "/insights/cancel", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}",

@@ -28,12 +28,13 @@ public final class ActivityLog {
             + "VALUES ($1, $2, $3, $4, $5, $6, $7)";
     private static final String SELECT = "SELECT a.id, a.scope, a.item_id, a.activity, a.detail, a.created_at, "
             + User.columns("u") + " FROM activity_log a LEFT JOIN users u ON u.id = a.user_id ";
-    private static final String COUNT_ITEM = "SELECT count(*) FROM activity_log WHERE project_id = $1 AND scope = $2 AND item_id = $3";
-    private static final String PAGE_ITEM = SELECT + "WHERE a.project_id = $1 AND a.scope = $2 AND a.item_id = $3 "
-            + "ORDER BY a.created_at DESC, a.id LIMIT $4 OFFSET $5";
-    private static final String COUNT_SCOPE = "SELECT count(*) FROM activity_log WHERE project_id = $1 AND scope = $2";
-    private static final String PAGE_SCOPE = SELECT + "WHERE a.project_id = $1 AND a.scope = $2 "
-            + "ORDER BY a.created_at DESC, a.id LIMIT $3 OFFSET $4";
+    /** $1 project, then a {@link Query}'s filters, each null for any. */
+    private static final String WHERE = "WHERE a.project_id = $1 AND ($2::text IS NULL OR a.scope = $2::text) "
+            + "AND ($3::text[] IS NULL OR a.scope = ANY($3::text[])) AND ($4::text IS NULL OR a.item_id = $4::text) "
+            + "AND ($5::uuid IS NULL OR u.uuid = $5::uuid) ";
+    private static final String COUNT = "SELECT count(*) FROM activity_log a LEFT JOIN users u ON u.id = a.user_id " + WHERE;
+    /** Newest first, as PostHog's. */
+    private static final String PAGE = SELECT + WHERE + "ORDER BY a.created_at DESC, a.id LIMIT $6 OFFSET $7";
 
     private final Pool pool;
 
@@ -45,6 +46,24 @@ public final class ActivityLog {
     @com.fasterxml.jackson.databind.annotation.JsonNaming(com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Entry(UUID id, User user, String activity, String scope, String itemId, JsonNode detail,
                         OffsetDateTime createdAt) {
+    }
+
+    /**
+     * Which entries of a project: PostHog's activity log filters.
+     *
+     * @param scope  one scope ({@code Insight}, {@code Dashboard}), or null
+     * @param scopes any of these scopes (empty: any)
+     * @param itemId one item's entries, or null
+     * @param user   entries of the user with this uuid, or null
+     */
+    public record Query(String scope, List<String> scopes, String itemId, UUID user) {
+        public static Query ofScope(final String scope) {
+            return new Query(scope, List.of(), null, null);
+        }
+
+        public static Query ofItem(final String scope, final long itemId) {
+            return new Query(scope, List.of(), Long.toString(itemId), null);
+        }
     }
 
     /**
@@ -106,17 +125,18 @@ public final class ActivityLog {
         return changes;
     }
 
-    public Future<Page> forItem(final long projectId, final String scope, final long itemId, final int limit, final int offset) {
-        final String item = Long.toString(itemId);
-        return pool.preparedQuery(COUNT_ITEM).execute(Tuple.of(projectId, scope, item))
-                .compose(count -> pool.preparedQuery(PAGE_ITEM).execute(Tuple.of(projectId, scope, item, limit, offset))
-                        .map(rows -> new Page(count.iterator().next().getLong(0), entries(rows))));
-    }
-
-    public Future<Page> forScope(final long projectId, final String scope, final int limit, final int offset) {
-        return pool.preparedQuery(COUNT_SCOPE).execute(Tuple.of(projectId, scope))
-                .compose(count -> pool.preparedQuery(PAGE_SCOPE).execute(Tuple.of(projectId, scope, limit, offset))
-                        .map(rows -> new Page(count.iterator().next().getLong(0), entries(rows))));
+    /** The entries {@code query} selects, newest first: {@code limit} of them from {@code offset}, and how many in all. */
+    public Future<Page> find(final long projectId, final Query query, final int limit, final int offset) {
+        final Tuple filters = Tuple.tuple().addLong(projectId).addString(query.scope())
+                .addArrayOfString(query.scopes().isEmpty() ? null : query.scopes().toArray(String[]::new))
+                .addString(query.itemId()).addUUID(query.user());
+        final Tuple page = Tuple.tuple();
+        for (int i = 0; i < filters.size(); i++) {
+            page.addValue(filters.getValue(i));
+        }
+        page.addInteger(limit).addInteger(offset);
+        return pool.preparedQuery(COUNT).execute(filters).compose(count -> pool.preparedQuery(PAGE).execute(page)
+                .map(rows -> new Page(count.iterator().next().getLong(0), entries(rows))));
     }
 
     private static List<Entry> entries(final Iterable<Row> rows) {

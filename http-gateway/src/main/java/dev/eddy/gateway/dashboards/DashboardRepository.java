@@ -1,6 +1,8 @@
 package dev.eddy.gateway.dashboards;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.activity.ActivityLog;
 import dev.eddy.gateway.db.FieldValue;
 import dev.eddy.gateway.db.Jsonb;
@@ -40,17 +42,12 @@ public final class DashboardRepository {
             + "EXISTS (SELECT 1 FROM sharing_configurations s WHERE s.dashboard_id = d.id AND s.enabled) AS is_shared, "
             + "d.created_by = $2 AS created_by_caller "
             + "FROM dashboards d LEFT JOIN users cb ON cb.id = d.created_by ";
-    private static final String COUNT = "SELECT count(*) FROM dashboards d WHERE d.project_id = $1 AND NOT d.deleted";
-    private static final String PAGE = SELECT + "WHERE d.project_id = $1 AND NOT d.deleted ORDER BY d.pinned DESC, d.id LIMIT $3 OFFSET $4";
+    private static final String COUNT = "SELECT count(*) FROM dashboards d " + filter(2);
+    /** PostHog's order: pinned first, then by name. */
+    private static final String PAGE = SELECT + filter(3) + "ORDER BY d.pinned DESC, d.name, d.id LIMIT $6 OFFSET $7";
     private static final String ONE = SELECT + "WHERE d.project_id = $1 AND d.id = $3";
     private static final String LOCK = "SELECT id FROM dashboards WHERE project_id = $1 AND id = $2 FOR UPDATE";
     private static final String INSERT = "INSERT INTO dashboards (project_id, created_by, creation_mode) VALUES ($1, $2, $3) RETURNING id";
-    private static final String TILES = "SELECT t.id, t.insight_id, t.text, t.layouts, t.color FROM dashboard_tiles t "
-            + "LEFT JOIN insights i ON i.id = t.insight_id WHERE t.dashboard_id = $1 AND NOT t.deleted "
-            + "AND (t.insight_id IS NULL OR NOT i.deleted) ORDER BY t.id";
-    private static final String COPY_TILES = "INSERT INTO dashboard_tiles (dashboard_id, insight_id, text, layouts, color) "
-            + "SELECT $1, t.insight_id, t.text, t.layouts, t.color FROM dashboard_tiles t JOIN dashboards d ON d.id = t.dashboard_id "
-            + "WHERE t.dashboard_id = $2 AND d.project_id = $3 AND NOT t.deleted";
     /** Insights whose only live tile is on dashboard $1: they go with it when it is deleted with delete_insights. */
     private static final String ONLY_HERE = "SELECT t.insight_id FROM dashboard_tiles t JOIN insights i ON i.id = t.insight_id "
             + "WHERE t.dashboard_id = $1 AND NOT t.deleted AND NOT i.deleted AND NOT EXISTS (SELECT 1 FROM dashboard_tiles o "
@@ -58,8 +55,6 @@ public final class DashboardRepository {
             + "AND NOT o.deleted AND NOT od.deleted)";
     private static final String DELETE_INSIGHT = "UPDATE insights SET deleted = true, last_modified_at = now(), last_modified_by = $3 "
             + "WHERE project_id = $1 AND id = $2";
-    private static final String TEXT_TILE = "INSERT INTO dashboard_tiles (dashboard_id, text, layouts, color) VALUES ($1, $2, $3, $4)";
-    private static final String INSIGHT_TILE = "INSERT INTO dashboard_tiles (dashboard_id, insight_id, layouts, color) VALUES ($1, $2, $3, $4)";
     private static final String MOVE_TILE = "UPDATE dashboard_tiles SET dashboard_id = $3 WHERE id = $1 AND dashboard_id = $2 AND NOT deleted";
     private static final String TARGET_HAS_INSIGHT = "SELECT 1 FROM dashboard_tiles t JOIN dashboard_tiles o ON o.insight_id = t.insight_id "
             + "WHERE t.id = $1 AND o.dashboard_id = $2 AND NOT o.deleted";
@@ -77,10 +72,35 @@ public final class DashboardRepository {
     public record Page(long total, List<Dashboard> dashboards) {
     }
 
-    public Future<Page> list(final long projectId, final long caller, final int limit, final int offset) {
-        return pool.preparedQuery(COUNT).execute(Tuple.of(projectId)).compose(count -> pool.preparedQuery(PAGE)
-                .execute(Tuple.of(projectId, caller, limit, offset))
-                .map(rows -> new Page(count.iterator().next().getLong(0), dashboards(rows))));
+    /**
+     * The dashboards list's filters, as PostHog's list takes them.
+     *
+     * @param tags             dashboards with any of these tags (empty: all)
+     * @param creationMode     dashboards created this way ({@code default}, {@code template}, {@code duplicate}), or null
+     * @param excludeGenerated leave out dashboards whose name starts with PostHog's "Generated Dashboard"
+     */
+    public record Filter(List<String> tags, String creationMode, boolean excludeGenerated) {
+    }
+
+    /** The list's WHERE, its three filter parameters numbered from {@code $first} ($1 is the project). */
+    private static String filter(final int first) {
+        final String tags = "$" + first;
+        final String mode = "$" + (first + 1);
+        final String generated = "$" + (first + 2);
+        return "WHERE d.project_id = $1 AND NOT d.deleted AND (" + tags + "::text[] IS NULL OR d.tags && " + tags + "::text[]) "
+                + "AND (" + mode + "::text IS NULL OR d.creation_mode = " + mode + "::text) "
+                + "AND NOT (" + generated + "::boolean AND COALESCE(starts_with(d.name, 'Generated Dashboard'), false)) ";
+    }
+
+    public Future<Page> list(final long projectId, final long caller, final Filter filter, final int limit, final int offset) {
+        final String[] tags = filter.tags().isEmpty() ? null : filter.tags().toArray(String[]::new);
+        // Bound one by one: Tuple.of would spread the array over several parameters.
+        final Tuple count = Tuple.tuple().addLong(projectId).addArrayOfString(tags).addString(filter.creationMode())
+                .addBoolean(filter.excludeGenerated());
+        final Tuple page = Tuple.tuple().addLong(projectId).addLong(caller).addArrayOfString(tags).addString(filter.creationMode())
+                .addBoolean(filter.excludeGenerated()).addInteger(limit).addInteger(offset);
+        return pool.preparedQuery(COUNT).execute(count).compose(total -> pool.preparedQuery(PAGE).execute(page)
+                .map(rows -> new Page(total.iterator().next().getLong(0), dashboards(rows))));
     }
 
     /** The dashboard with its tiles (deleted dashboards included: the caller decides). */
@@ -94,34 +114,16 @@ public final class DashboardRepository {
             if (found.isEmpty()) {
                 return Future.succeededFuture(Optional.empty());
             }
-            return tiles(client, projectId, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
-        });
-    }
-
-    private static Future<List<Dashboard.Tile>> tiles(final SqlClient client, final long projectId, final long dashboardId) {
-        return client.preparedQuery(TILES).execute(Tuple.of(dashboardId)).compose(rows -> {
-            final List<Row> tileRows = new ArrayList<>();
-            rows.forEach(tileRows::add);
-            final List<Long> insightIds = tileRows.stream().map(r -> r.getLong("insight_id")).filter(java.util.Objects::nonNull).toList();
-            return InsightRepository.byIds(client, projectId, insightIds).map(insights -> {
-                final List<Dashboard.Tile> tiles = new ArrayList<>();
-                for (final Row r : tileRows) {
-                    final Long insightId = r.getLong("insight_id");
-                    final JsonNode text = Jsonb.read(r.getValue("text"));
-                    tiles.add(new Dashboard.Tile(r.getLong("id"), r.getString("color"), Jsonb.read(r.getValue("layouts")),
-                            insightId == null ? null : insights.get(insightId), text.isNull() ? null : text, false, false, null));
-                }
-                return tiles;
-            });
+            return DashboardTiles.live(client, projectId, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
         });
     }
 
     /**
-     * Creates a dashboard; with {@code copyFrom} (use_dashboard) it starts with that dashboard's tiles, showing the
-     * same insights.
+     * Creates a dashboard; with {@code copyFrom} (use_dashboard) it starts with that dashboard's filters and tiles,
+     * showing the same insights and texts, or, with {@code duplicateTiles}, copies of them.
      */
     public Future<Dashboard> create(final long projectId, final long caller, final Map<String, FieldValue> fields,
-                                    final Optional<Long> copyFrom) {
+                                    final Optional<Long> copyFrom, final boolean duplicateTiles) {
         final String mode = copyFrom.isPresent() ? "duplicate" : "default";
         return pool.withTransaction(tx -> tx.preparedQuery(INSERT).execute(Tuple.of(projectId, caller, mode)).compose(rows -> {
             final long id = rows.iterator().next().getLong("id");
@@ -129,7 +131,8 @@ public final class DashboardRepository {
             if (copyFrom.isPresent()) {
                 step = step.compose(v -> find(tx, projectId, caller, copyFrom.get()))
                         .compose(source -> source.filter(d -> !d.deleted()).isPresent()
-                                ? tx.preparedQuery(COPY_TILES).execute(Tuple.of(id, copyFrom.get(), projectId)).<Void>mapEmpty()
+                                ? set(tx, projectId, id, inherited(source.get(), fields))
+                                        .compose(v -> DashboardTiles.copy(tx, projectId, caller, id, source.get(), duplicateTiles))
                                 : Future.failedFuture(ApiError.badRequest("invalid_input",
                                         "'use_dashboard' names a dashboard that does not exist in this project.", "use_dashboard")));
             }
@@ -139,12 +142,30 @@ public final class DashboardRepository {
     }
 
     /**
-     * Applies {@code fields}; with {@code deleteInsights} and {@code deleted: true}, insights shown only on this
-     * dashboard are soft-deleted with it. Empty when the project has no such dashboard; 403 when the caller may
-     * not edit it.
+     * What a duplicate takes from its source, as PostHog's: the source's filters unless the request sent some, and the
+     * source's variables when it has any.
+     */
+    private static Map<String, FieldValue> inherited(final Dashboard source, final Map<String, FieldValue> fields) {
+        final Map<String, FieldValue> inherited = new LinkedHashMap<>();
+        final FieldValue sent = fields.get("filters");
+        if (sent == null || sent.json().isEmpty()) {
+            inherited.put("filters", new FieldValue(source.filters(), Jsonb.bind(source.filters())));
+        }
+        if (source.variables().isObject() && !source.variables().isEmpty()) {
+            inherited.put("variables", new FieldValue(source.variables(), Jsonb.bind(source.variables())));
+        }
+        return inherited;
+    }
+
+    /**
+     * Applies {@code fields}, then {@code tiles} (PostHog's order); with {@code deleteInsights} and {@code deleted: true},
+     * insights shown only on this dashboard are soft-deleted with it. Empty when the project has no such dashboard; 403
+     * when the caller may not edit it. The activity log gets one entry: {@code deleted}, {@code restored} or
+     * {@code updated} with each changed field, the tiles included.
      */
     public Future<Optional<Dashboard>> update(final long projectId, final long caller, final long id,
-                                              final Map<String, FieldValue> fields, final boolean deleteInsights) {
+                                              final Map<String, FieldValue> fields, final List<TileWrite> tiles,
+                                              final boolean deleteInsights) {
         return pool.withTransaction(tx -> tx.preparedQuery(LOCK).execute(Tuple.of(projectId, id)).compose(locked -> {
             if (locked.size() == 0) {
                 return Future.succeededFuture(Optional.<Dashboard>empty());
@@ -156,7 +177,9 @@ public final class DashboardRepository {
                 }
                 final boolean deleting = !before.get().deleted() && fields.containsKey("deleted")
                         && fields.get("deleted").json().asBoolean();
-                Future<Void> step = set(tx, projectId, id, fields);
+                final boolean restoring = before.get().deleted() && fields.containsKey("deleted")
+                        && !fields.get("deleted").json().asBoolean();
+                Future<Void> step = set(tx, projectId, id, fields).compose(v -> DashboardTiles.apply(tx, projectId, caller, id, tiles));
                 if (deleting && deleteInsights) {
                     step = step.compose(v -> deleteOnlyHere(tx, projectId, caller, id));
                 }
@@ -165,7 +188,8 @@ public final class DashboardRepository {
                     if (changes.isEmpty()) {
                         return Future.succeededFuture(after);
                     }
-                    return ActivityLog.record(tx, projectId, caller, SCOPE, id, deleting ? "deleted" : "updated",
+                    final String activity = deleting ? "deleted" : restoring ? "restored" : "updated";
+                    return ActivityLog.record(tx, projectId, caller, SCOPE, id, activity,
                             ActivityLog.detail(SCOPE, id, after.get().name(), null, changes)).map(after);
                 });
             });
@@ -188,11 +212,9 @@ public final class DashboardRepository {
             Future<Void> step = set(tx, projectId, id, fields);
             for (final Template.Tile tile : template.tiles()) {
                 step = step.compose(v -> tile.insight() == null
-                        ? tx.preparedQuery(TEXT_TILE).execute(Tuple.of(id, Jsonb.bind(tile.text()), Jsonb.bind(tile.layouts()),
-                                tile.color())).<Void>mapEmpty()
-                        : InsightRepository.insertForTemplate(tx, projectId, caller, tile.insight()).compose(insight ->
-                                tx.preparedQuery(INSIGHT_TILE).execute(Tuple.of(id, insight, Jsonb.bind(tile.layouts()), tile.color())))
-                                .mapEmpty());
+                        ? DashboardTiles.addText(tx, projectId, caller, id, tile.text().path("body").textValue(), tile.layouts(), tile.color())
+                        : InsightRepository.insertForTemplate(tx, projectId, caller, tile.insight())
+                                .compose(insight -> DashboardTiles.addInsight(tx, id, insight, tile.layouts(), tile.color())));
             }
             return step.compose(v -> find(tx, projectId, caller, id)).compose(created -> ActivityLog.record(tx, projectId, caller,
                     SCOPE, id, "created", ActivityLog.detail(SCOPE, id, created.get().name(), null, List.of())).map(created.get()));
@@ -260,7 +282,25 @@ public final class DashboardRepository {
         view.put("restriction_level", Json.mapper().valueToTree(d.restrictionLevel()));
         view.put("filters", d.filters());
         view.put("variables", d.variables());
+        view.put("tiles", tiles(d.tiles()));
         return view;
+    }
+
+    /** The tiles as the activity log compares them: what each shows and how. */
+    private static JsonNode tiles(final List<Dashboard.Tile> tiles) {
+        final ArrayNode described = Json.mapper().createArrayNode();
+        for (final Dashboard.Tile tile : tiles) {
+            final ObjectNode d = described.addObject();
+            d.put("id", tile.id());
+            if (tile.insight() != null) {
+                d.putObject("insight").put("id", tile.insight().id());
+            } else {
+                d.putObject("text").put("id", tile.text().path("id").asLong()).set("body", tile.text().path("body"));
+            }
+            d.put("color", tile.color());
+            d.set("layouts", tile.layouts());
+        }
+        return described;
     }
 
     private static List<Dashboard> dashboards(final RowSet<Row> rows) {

@@ -26,9 +26,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * PostHog's dashboards API: list (list form), create (201; {@code use_dashboard} duplicates), retrieve and update
- * (full form with tiles), soft delete by {@code deleted: true} (with {@code delete_insights}), DELETE refused with
- * 405, and {@code move_tile}. Insight tiles show their insight with the dashboard's filters applied and its computed
+ * PostHog's dashboards API: list (list form; {@code tags}, {@code creation_mode} and {@code exclude_generated}
+ * filters), create (201; {@code use_dashboard} duplicates, {@code duplicate_tiles} copies the tiles' insights and texts),
+ * retrieve and update (full form with tiles; {@code tiles} writes text cards, colours, layouts and tile removals), soft
+ * delete by {@code deleted: true} (with {@code delete_insights}), DELETE refused with 405, and {@code move_tile}. Insight tiles show their insight with the dashboard's filters applied and its computed
  * fields: for the {@code refresh} mode asked on retrieve (PostHog's default {@code force_cache}, the cache only), from
  * the cache after writes. A tile whose calculation fails shows the failure in its insight's {@code query_status}.
  * A dashboard retrieved is told to {@link Viewed} (which keeps it fresh for a while: live dashboards).
@@ -75,8 +76,12 @@ public final class DashboardRoutes {
     private void list(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
+        final List<String> tags = ctx.queryParams().getAll("tags").stream().filter(t -> !t.isEmpty()).toList();
+        final String mode = ctx.queryParams().get("creation_mode");
+        final DashboardRepository.Filter filter = new DashboardRepository.Filter(tags, mode == null || mode.isEmpty() ? null : mode,
+                "true".equals(ctx.queryParams().get("exclude_generated")));
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.list(projectId, principal(ctx).userId(), page.limit(), page.offset()))
+                .compose(p -> dashboards.list(projectId, principal(ctx).userId(), filter, page.limit(), page.offset()))
                 .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(),
                         result.dashboards().stream().map(Dashboard::listForm).toList())))
                 .onFailure(ctx::fail);
@@ -88,6 +93,7 @@ public final class DashboardRoutes {
         final Map<String, FieldValue> fields = fields(body);
         final Optional<Long> copyFrom = body.has("use_dashboard") ? Optional.ofNullable(body.integer("use_dashboard", true))
                 : Optional.empty();
+        final boolean duplicateTiles = body.has("duplicate_tiles") && body.bool("duplicate_tiles");
         final String templateName = body.has("use_template") ? body.string("use_template", MAX_NAME) : null;
         final Optional<Template> template = templateName == null || templateName.isEmpty() ? Optional.empty()
                 : Optional.of(Template.builtIn(templateName).orElseThrow(() -> ApiError.badRequest("invalid_input",
@@ -96,9 +102,9 @@ public final class DashboardRoutes {
                 .compose(p -> (template.isPresent()
                         ? dashboards.createFromTemplate(projectId, principal(ctx).userId(), template.get())
                                 .compose(d -> fields.isEmpty() ? Future.succeededFuture(d)
-                                        : dashboards.update(projectId, principal(ctx).userId(), d.id(), fields, false)
+                                        : dashboards.update(projectId, principal(ctx).userId(), d.id(), fields, List.of(), false)
                                                 .map(Optional::get))
-                        : dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom))
+                        : dashboards.create(projectId, principal(ctx).userId(), fields, copyFrom, duplicateTiles))
                         .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 201, d.fullForm()))
                 .onFailure(ctx::fail);
@@ -138,8 +144,9 @@ public final class DashboardRoutes {
         final Body body = Body.of(ctx);
         final Map<String, FieldValue> fields = fields(body);
         final boolean deleteInsights = body.has("delete_insights") && body.bool("delete_insights");
+        final List<TileWrite> tiles = body.has("tiles") ? TileWrite.parse(body.raw("tiles")) : List.of();
         projects.require(principal(ctx), projectId)
-                .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, deleteInsights)
+                .compose(p -> dashboards.update(projectId, principal(ctx).userId(), id, fields, tiles, deleteInsights)
                         .compose(ApiError::orNotFound)
                         .compose(d -> withResults(p, d, CACHED)))
                 .onSuccess(d -> Responses.json(ctx, 200, d.fullForm()))

@@ -31,14 +31,27 @@ public record Pagination(int limit, int offset) {
     }
 
     private String pageUrl(final RoutingContext ctx, final int newOffset) {
+        final Map<String, String> set = new LinkedHashMap<>();
+        set.put("limit", Integer.toString(limit));
+        set.put("offset", Integer.toString(newOffset));
+        return url(ctx, set);
+    }
+
+    /** The request's absolute URL with the parameters in {@code set} (first, in their order) in place of the request's. */
+    public static String url(final RoutingContext ctx, final Map<String, String> set) {
         final StringBuilder url = new StringBuilder(ctx.request().scheme()).append("://")
-                .append(ctx.request().authority()).append(ctx.request().path())
-                .append("?limit=").append(limit).append("&offset=").append(newOffset);
-        ctx.queryParams().forEach((name, value) -> {
-            if (!"limit".equals(name) && !"offset".equals(name)) {
-                url.append('&').append(Params.urlEncode(name)).append('=').append(Params.urlEncode(value));
+                .append(ctx.request().authority()).append(ctx.request().path());
+        char separator = '?';
+        for (final Map.Entry<String, String> param : set.entrySet()) {
+            url.append(separator).append(Params.urlEncode(param.getKey())).append('=').append(Params.urlEncode(param.getValue()));
+            separator = '&';
+        }
+        for (final Map.Entry<String, String> param : ctx.queryParams()) {
+            if (!set.containsKey(param.getKey())) {
+                url.append(separator).append(Params.urlEncode(param.getKey())).append('=').append(Params.urlEncode(param.getValue()));
+                separator = '&';
             }
-        });
+        }
         return url.toString();
     }
 }

@@ -53,6 +53,12 @@ public final class InsightRepository {
     private static final String LOCK = "SELECT id FROM insights WHERE project_id = $1 AND id = $2 FOR UPDATE";
     private static final String INSERT = "INSERT INTO insights (project_id, short_id, created_by, last_modified_by) "
             + "VALUES ($1, $2, $3, $3) RETURNING id";
+    /** $1 project, $2 source, $3 new short id, $4 caller: PostHog's copy of an insight, named "<name> (Copy)". */
+    private static final String COPY = "INSERT INTO insights (project_id, short_id, name, derived_name, description, filters, query, "
+            + "\"order\", saved, favorited, tags, created_by, last_modified_by) SELECT project_id, $3, "
+            + "CASE WHEN name IS NULL OR name = '' THEN NULL ELSE left(name || ' (Copy)', 400) END, derived_name, description, filters, "
+            + "query, \"order\", saved, favorited, tags, $4, $4 FROM insights WHERE project_id = $1 AND id = $2 "
+            + "RETURNING id, name, derived_name, short_id";
     private static final String LIVE_DASHBOARDS = "SELECT id FROM dashboards WHERE project_id = $1 AND NOT deleted AND id = ANY($2)";
     private static final String DROP_TILES = "UPDATE dashboard_tiles SET deleted = true "
             + "WHERE insight_id = $1 AND NOT deleted AND NOT (dashboard_id = ANY($2))";
@@ -102,6 +108,20 @@ public final class InsightRepository {
             final long id = rows.iterator().next().getLong("id");
             return apply(tx, projectId, id, userId, write).compose(v -> ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
                     ActivityLog.detail(SCOPE, id, write.nameSet().orElse(null), null, List.of()))).map(id);
+        });
+    }
+
+    /**
+     * Inserts a copy of insight {@code sourceId} within {@code tx}, as PostHog's dashboard duplication with
+     * {@code duplicate_tiles} makes one (a new short id, {@code "<name> (Copy)"}, on no dashboard yet); its id.
+     */
+    public static Future<Long> copy(final SqlClient tx, final long projectId, final long userId, final long sourceId) {
+        return tx.preparedQuery(COPY).execute(Tuple.of(projectId, sourceId, shortId(), userId)).compose(rows -> {
+            final Row row = rows.iterator().next();
+            final long id = row.getLong("id");
+            final String name = row.getString("name") != null ? row.getString("name") : row.getString("derived_name");
+            return ActivityLog.record(tx, projectId, userId, SCOPE, id, "created",
+                    ActivityLog.detail(SCOPE, id, name, row.getString("short_id"), List.of())).map(id);
         });
     }
 

@@ -2,6 +2,7 @@ package dev.eddy.gateway.insights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.eddy.gateway.activity.ActivityLog;
+import dev.eddy.gateway.activity.ActivityPage;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.auth.Principal;
 import dev.eddy.gateway.http.ApiError;
@@ -202,20 +203,22 @@ public final class InsightRoutes {
     private void activity(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
-        final Pagination page = Pagination.of(ctx);
+        final ActivityPage page = ActivityPage.of(ctx);
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.find(projectId, id)).compose(ApiError::orNotFound)
-                .compose(i -> activity.forItem(projectId, InsightRepository.SCOPE, id, page.limit(), page.offset()))
-                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
+                .compose(i -> activity.find(projectId, ActivityLog.Query.ofItem(InsightRepository.SCOPE, id), page.limit(), page.offset()))
+                .map(result -> page.envelope(ctx, result))
+                .onSuccess(envelope -> Responses.json(ctx, 200, envelope))
                 .onFailure(ctx::fail);
     }
 
     private void allActivity(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
-        final Pagination page = Pagination.of(ctx);
+        final ActivityPage page = ActivityPage.of(ctx);
         projects.require(principal(ctx), projectId)
-                .compose(p -> activity.forScope(projectId, InsightRepository.SCOPE, page.limit(), page.offset()))
-                .onSuccess(result -> Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.entries())))
+                .compose(p -> activity.find(projectId, ActivityLog.Query.ofScope(InsightRepository.SCOPE), page.limit(), page.offset()))
+                .map(result -> page.envelope(ctx, result))
+                .onSuccess(envelope -> Responses.json(ctx, 200, envelope))
                 .onFailure(ctx::fail);
     }
 

@@ -78,6 +78,11 @@ public final class TestPostgres {
         return create(hostPort, user, password, prefix, " TEMPLATE " + template);
     }
 
+    /** A new database with nothing in it, not even Eddy's schema: its {@code postgresql://} URL. */
+    public String newEmptyDatabase(final String prefix) throws SQLException {
+        return newDatabase(hostPort, user, password, prefix);
+    }
+
     /** Creates an empty database on {@code hostPort} and returns its {@code postgresql://} URL. */
     static String newDatabase(final String hostPort, final String user, final String password, final String prefix) throws SQLException {
         return create(hostPort, user, password, prefix, "");
