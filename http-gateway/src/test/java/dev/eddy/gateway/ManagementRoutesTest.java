@@ -173,7 +173,8 @@ class ManagementRoutesTest {
                 new Row("POST", P + "/insights/cancel", "/api/projects/1/insights/cancel/", "insight:read", "{\"client_query_id\":\"q1\"}",
                         Kind.PROJECT),
                 // Bodies the route does not read (the two refreshes, viewed) are not parsed, as in PostHog: rows without one.
-                new Row("POST", P + "/insights/timing", "/api/projects/1/insights/timing/", "insight:read", "{}", Kind.PROJECT),
+                new Row("POST", P + "/insights/timing", "/api/projects/1/insights/timing/", "insight:read",
+                        "{\"type\":\"insight_load\",\"context\":\"insight\",\"time_to_see_data_ms\":120}", Kind.PROJECT),
                 new Row("POST", P + "/insights/:id/viewed", "/api/projects/1/insights/{i}/viewed/", "insight:read", null, Kind.PROJECT),
                 new Row("GET", P + "/insights", "/api/projects/1/insights/", "insight:read", null, Kind.PROJECT),
                 new Row("POST", P + "/insights", "/api/projects/1/insights/", "insight:write", "{}", Kind.PROJECT),

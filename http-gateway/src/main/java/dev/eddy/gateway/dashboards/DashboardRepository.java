@@ -40,6 +40,10 @@ public final class DashboardRepository {
             + "EXISTS (SELECT 1 FROM sharing_configurations s WHERE s.dashboard_id = d.id AND s.enabled) AS is_shared, "
             + "d.created_by = $2 AS created_by_caller "
             + "FROM dashboards d LEFT JOIN users cb ON cb.id = d.created_by ";
+    /** $1 project, $2 dashboard, $3 caller: whether the caller created the dashboard or administers its organization. */
+    private static final String CAN_RESTRICT = "SELECT COALESCE(d.created_by = $3, false) OR COALESCE((SELECT m.level "
+            + "FROM organization_memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE p.id = d.project_id "
+            + "AND m.user_id = $3), 0) >= " + ORG_ADMIN + " FROM dashboards d WHERE d.project_id = $1 AND d.id = $2";
     private static final String COUNT = "SELECT count(*) FROM dashboards d WHERE d.project_id = $1 AND NOT d.deleted";
     private static final String PAGE = SELECT + "WHERE d.project_id = $1 AND NOT d.deleted ORDER BY d.pinned DESC, d.id LIMIT $3 OFFSET $4";
     private static final String ONE = SELECT + "WHERE d.project_id = $1 AND d.id = $3";
@@ -94,16 +98,16 @@ public final class DashboardRepository {
             if (found.isEmpty()) {
                 return Future.succeededFuture(Optional.empty());
             }
-            return tiles(client, projectId, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
+            return tiles(client, projectId, caller, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
         });
     }
 
-    private static Future<List<Dashboard.Tile>> tiles(final SqlClient client, final long projectId, final long dashboardId) {
+    private static Future<List<Dashboard.Tile>> tiles(final SqlClient client, final long projectId, final long caller, final long dashboardId) {
         return client.preparedQuery(TILES).execute(Tuple.of(dashboardId)).compose(rows -> {
             final List<Row> tileRows = new ArrayList<>();
             rows.forEach(tileRows::add);
             final List<Long> insightIds = tileRows.stream().map(r -> r.getLong("insight_id")).filter(java.util.Objects::nonNull).toList();
-            return InsightRepository.byIds(client, projectId, insightIds).map(insights -> {
+            return InsightRepository.byIds(client, projectId, caller, insightIds).map(insights -> {
                 final List<Dashboard.Tile> tiles = new ArrayList<>();
                 for (final Row r : tileRows) {
                     final Long insightId = r.getLong("insight_id");
@@ -156,7 +160,7 @@ public final class DashboardRepository {
                 }
                 final boolean deleting = !before.get().deleted() && fields.containsKey("deleted")
                         && fields.get("deleted").json().asBoolean();
-                Future<Void> step = set(tx, projectId, id, fields);
+                Future<Void> step = restrictable(tx, projectId, caller, id, fields).compose(v -> set(tx, projectId, id, fields));
                 if (deleting && deleteInsights) {
                     step = step.compose(v -> deleteOnlyHere(tx, projectId, caller, id));
                 }
@@ -222,6 +226,21 @@ public final class DashboardRepository {
                                 : find(tx, projectId, caller, id)));
             });
         }));
+    }
+
+    /**
+     * PostHog's {@code can_restrict}: only the dashboard's creator and organization admins may set its
+     * {@code restriction_level} (even to the level it has), other editors get a 403.
+     */
+    private static Future<Void> restrictable(final SqlClient tx, final long projectId, final long caller, final long id,
+                                             final Map<String, FieldValue> fields) {
+        if (!fields.containsKey("restriction_level")) {
+            return Future.succeededFuture();
+        }
+        return tx.preparedQuery(CAN_RESTRICT).execute(Tuple.of(projectId, id, caller)).compose(rows -> rows.iterator().next().getBoolean(0)
+                ? Future.<Void>succeededFuture()
+                : Future.failedFuture(ApiError.forbidden("permission_denied", "Only the dashboard owner and project admins have the "
+                        + "restriction rights required to change the dashboard's restriction level.")));
     }
 
     private static Future<Void> set(final SqlClient tx, final long projectId, final long id, final Map<String, FieldValue> fields) {
