@@ -200,7 +200,7 @@ final class GatewayRoutes {
                 new InsightQueryRoutes(projects, insightQueries)::mount,
                 new InsightRoutes(projects, insights, new ActivityLog(shared.pool()), (project, dashboard) -> dashboards
                         .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
-                                .orElseGet(() -> Json.mapper().createObjectNode())), calculations)::mount,
+                                .orElseGet(() -> Json.mapper().createObjectNode())), calculations, shared.registry())::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
                 new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner()))::mount,
                 new ActivityRoutes(projects, new ActivityLog(shared.pool()))::mount,

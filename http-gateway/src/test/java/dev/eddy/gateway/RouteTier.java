@@ -137,6 +137,12 @@ public final class RouteTier extends ApiClient implements AutoCloseable {
                 .mapToDouble(io.micrometer.core.instrument.Measurement::getValue).findFirst().orElse(-1);
     }
 
+    /** The sum of {@code statistic} over every meter named {@code name} (all its tags), or 0 if there is none. */
+    public double meter(final String name, final io.micrometer.core.instrument.Statistic statistic) {
+        return registry.find(name).meters().stream().flatMap(m -> java.util.stream.StreamSupport.stream(m.measure().spliterator(), false))
+                .filter(m -> m.getStatistic() == statistic).mapToDouble(io.micrometer.core.instrument.Measurement::getValue).sum();
+    }
+
     @Override
     public void close() {
         close(closeables, vertx);

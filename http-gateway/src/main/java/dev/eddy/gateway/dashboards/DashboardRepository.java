@@ -42,6 +42,10 @@ public final class DashboardRepository {
             + "EXISTS (SELECT 1 FROM sharing_configurations s WHERE s.dashboard_id = d.id AND s.enabled) AS is_shared, "
             + "d.created_by = $2 AS created_by_caller "
             + "FROM dashboards d LEFT JOIN users cb ON cb.id = d.created_by ";
+    /** $1 project, $2 dashboard, $3 caller: whether the caller created the dashboard or administers its organization. */
+    private static final String CAN_RESTRICT = "SELECT COALESCE(d.created_by = $3, false) OR COALESCE((SELECT m.level "
+            + "FROM organization_memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE p.id = d.project_id "
+            + "AND m.user_id = $3), 0) >= " + ORG_ADMIN + " FROM dashboards d WHERE d.project_id = $1 AND d.id = $2";
     private static final String COUNT = "SELECT count(*) FROM dashboards d " + filter(2);
     /** PostHog's order: pinned first, then by name. */
     private static final String PAGE = SELECT + filter(3) + "ORDER BY d.pinned DESC, d.name, d.id LIMIT $6 OFFSET $7";
@@ -114,7 +118,7 @@ public final class DashboardRepository {
             if (found.isEmpty()) {
                 return Future.succeededFuture(Optional.empty());
             }
-            return DashboardTiles.live(client, projectId, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
+            return DashboardTiles.live(client, projectId, caller, id).map(tiles -> Optional.of(found.get(0).withTiles(tiles)));
         });
     }
 
@@ -179,7 +183,7 @@ public final class DashboardRepository {
                         && fields.get("deleted").json().asBoolean();
                 final boolean restoring = before.get().deleted() && fields.containsKey("deleted")
                         && !fields.get("deleted").json().asBoolean();
-                Future<Void> step = set(tx, projectId, id, fields).compose(v -> DashboardTiles.apply(tx, projectId, caller, id, tiles));
+                Future<Void> step = restrictable(tx, projectId, caller, id, fields).compose(v -> set(tx, projectId, id, fields)).compose(v -> DashboardTiles.apply(tx, projectId, caller, id, tiles));
                 if (deleting && deleteInsights) {
                     step = step.compose(v -> deleteOnlyHere(tx, projectId, caller, id));
                 }
@@ -244,6 +248,21 @@ public final class DashboardRepository {
                                 : find(tx, projectId, caller, id)));
             });
         }));
+    }
+
+    /**
+     * PostHog's {@code can_restrict}: only the dashboard's creator and organization admins may set its
+     * {@code restriction_level} (even to the level it has), other editors get a 403.
+     */
+    private static Future<Void> restrictable(final SqlClient tx, final long projectId, final long caller, final long id,
+                                             final Map<String, FieldValue> fields) {
+        if (!fields.containsKey("restriction_level")) {
+            return Future.succeededFuture();
+        }
+        return tx.preparedQuery(CAN_RESTRICT).execute(Tuple.of(projectId, id, caller)).compose(rows -> rows.iterator().next().getBoolean(0)
+                ? Future.<Void>succeededFuture()
+                : Future.failedFuture(ApiError.forbidden("permission_denied", "Only the dashboard owner and project admins have the "
+                        + "restriction rights required to change the dashboard's restriction level.")));
     }
 
     private static Future<Void> set(final SqlClient tx, final long projectId, final long id, final Map<String, FieldValue> fields) {

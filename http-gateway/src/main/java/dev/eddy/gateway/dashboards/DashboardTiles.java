@@ -49,12 +49,12 @@ final class DashboardTiles {
     }
 
     /** The dashboard's live tiles, each insight tile with its insight, each text tile with its text card. */
-    static Future<List<Dashboard.Tile>> live(final SqlClient client, final long projectId, final long dashboardId) {
+    static Future<List<Dashboard.Tile>> live(final SqlClient client, final long projectId, final long caller, final long dashboardId) {
         return client.preparedQuery(LIVE).execute(Tuple.of(dashboardId)).compose(rows -> {
             final List<Row> tileRows = new ArrayList<>();
             rows.forEach(tileRows::add);
             final List<Long> insightIds = tileRows.stream().map(r -> r.getLong("insight_id")).filter(Objects::nonNull).toList();
-            return InsightRepository.byIds(client, projectId, insightIds).map(insights -> {
+            return InsightRepository.byIds(client, projectId, caller, insightIds).map(insights -> {
                 final List<Dashboard.Tile> tiles = new ArrayList<>();
                 for (final Row r : tileRows) {
                     final Long insightId = r.getLong("insight_id");

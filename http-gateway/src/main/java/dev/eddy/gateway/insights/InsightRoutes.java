@@ -13,20 +13,27 @@ import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.projects.ProjectRepository;
 import dev.eddy.gateway.projects.ProjectScoped;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 
 /**
- * PostHog's insights API: list, create, retrieve, update (soft delete with {@code deleted}), DELETE refused with 405,
- * the activity log of one insight and of all, {@code ?format=csv} on list and retrieve. Every insight answered
- * carries its computed fields for the {@code refresh} mode asked ({@link InsightCalculations}; create and update
- * answer what the cache holds); {@code from_dashboard} shows it with that dashboard's filters; {@code POST cancel}
- * stops a running calculation by its {@code client_query_id}.
+ * PostHog's insights API: list (with PostHog's list parameters, {@link InsightListFilter}), create, retrieve, update
+ * (soft delete with {@code deleted}), DELETE refused with 405, the activity log of one insight and of all,
+ * {@code ?format=csv} on list, retrieve, create, update and {@code my_last_viewed}. Every insight answered carries
+ * what the caller may do with it ({@link InsightAccess}) and its computed fields for the {@code refresh} mode asked
+ * ({@link InsightCalculations}; create and update answer what the cache holds), or with {@code ?basic=true} (list and
+ * retrieve) PostHog's basic form without results; {@code from_dashboard} shows it with that dashboard's filters;
+ * {@code POST cancel} stops a running calculation by its {@code client_query_id}; {@code POST timing} records the
+ * web app's time to see data ({@link ClientTiming}).
  */
 public final class InsightRoutes {
     public static final String READ = "insight:read";
@@ -42,26 +49,29 @@ public final class InsightRoutes {
     private final ActivityLog activity;
     private final BiFunction<Long, Long, Future<JsonNode>> dashboardFilters;
     private final InsightCalculations calculations;
+    private final MeterRegistry registry;
 
     /**
      * @param dashboardFilters the filters of a dashboard of a project ({@code from_dashboard}); empty object when it
      *                         has none or does not exist
+     * @param registry         where client timing reports are recorded
      */
     public InsightRoutes(final ProjectRepository projects, final InsightRepository insights, final ActivityLog activity,
-                         final BiFunction<Long, Long, Future<JsonNode>> dashboardFilters, final InsightCalculations calculations) {
+                         final BiFunction<Long, Long, Future<JsonNode>> dashboardFilters, final InsightCalculations calculations,
+                         final MeterRegistry registry) {
         this.projects = projects;
         this.insights = insights;
         this.activity = activity;
         this.dashboardFilters = dashboardFilters;
         this.calculations = calculations;
+        this.registry = registry;
     }
 
     public void mount(final Router router) {
         router.get(BASE + "/activity").handler(PersonalApiKeyAuth.require(ACTIVITY_READ)).handler(this::allActivity);
         router.get(BASE + "/my_last_viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::myLastViewed);
         router.post(BASE + "/cancel").handler(PersonalApiKeyAuth.require(READ)).handler(this::cancel);
-        // The client's timing report needs no server-side record: 200 once the project is the caller's.
-        router.post(BASE + "/timing").handler(PersonalApiKeyAuth.require(READ)).handler(this::acknowledge);
+        router.post(BASE + "/timing").handler(PersonalApiKeyAuth.require(READ)).handler(this::timing);
         router.post(BASE + "/:id/viewed").handler(PersonalApiKeyAuth.require(READ)).handler(this::viewed);
         router.get(BASE).handler(PersonalApiKeyAuth.require(READ)).handler(this::list);
         router.post(BASE).handler(PersonalApiKeyAuth.require(WRITE)).handler(this::create);
@@ -75,19 +85,19 @@ public final class InsightRoutes {
     private void list(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         final Pagination page = Pagination.of(ctx);
-        final InsightRepository.Filter filter = new InsightRepository.Filter(
-                optionalLong(ctx, "created_by"), dev.eddy.gateway.http.Body.storableParam("short_id", ctx.queryParams().get("short_id")),
-                optionalBoolean(ctx, "saved"), optionalBoolean(ctx, "favorited"));
+        final boolean basic = basic(ctx);
         // One insight that cannot be calculated shows its failed status; it does not hide the others.
         final InsightCalculations.Read read = read(ctx).failingAsStatus();
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.list(projectId, filter, page.limit(), page.offset())
-                        .compose(result -> withResults(p, result.insights(), read).map(list -> new InsightRepository.Page(result.total(), list))))
+                .compose(p -> insights.list(projectId, principal(ctx).userId(), ctx.queryParams(), zone(p), page.limit(), page.offset())
+                        .compose(result -> basic ? Future.succeededFuture(result)
+                                : withResults(p, result.insights(), read).map(list -> new InsightRepository.Page(result.total(), list))))
                 .onSuccess(result -> {
                     if (csv(ctx)) {
-                        writeCsv(ctx, result.insights());
+                        writeCsv(ctx, 200, result.insights());
                     } else {
-                        Responses.json(ctx, 200, page.envelope(ctx, result.total(), result.insights()));
+                        Responses.json(ctx, 200, page.envelope(ctx, result.total(), basic
+                                ? result.insights().stream().map(Insight::basicForm).toList() : result.insights()));
                     }
                 })
                 .onFailure(ctx::fail);
@@ -99,7 +109,7 @@ public final class InsightRoutes {
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.create(projectId, principal(ctx).userId(), write)
                         .compose(insight -> calculations.withResults(p, insight, CACHED)))
-                .onSuccess(insight -> Responses.json(ctx, 201, insight))
+                .onSuccess(insight -> answer(ctx, 201, insight))
                 .onFailure(ctx::fail);
     }
 
@@ -107,20 +117,21 @@ public final class InsightRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final long id = Params.pathId(ctx, "id");
         final Long fromDashboard = optionalLong(ctx, "from_dashboard");
+        final boolean basic = basic(ctx);
         final InsightCalculations.Read read = fromDashboard == null ? read(ctx) : read(ctx).onDashboard(fromDashboard);
         projects.require(principal(ctx), projectId)
-                .compose(p -> insights.find(projectId, id)
+                .compose(p -> insights.find(projectId, principal(ctx).userId(), id)
                         // A soft-deleted insight is gone for readers; only an update (to restore it) still reaches it.
                         .map(found -> found.filter(i -> !i.deleted()))
                         .compose(ApiError::orNotFound)
-                        .compose(insight -> fromDashboard == null ? Future.succeededFuture(insight)
+                        .compose(insight -> basic || fromDashboard == null ? Future.succeededFuture(insight)
                                 : dashboardFilters.apply(projectId, fromDashboard).map(filters -> DashboardOverride.apply(insight, filters)))
-                        .compose(insight -> calculations.withResults(p, insight, read)))
+                        .compose(insight -> basic ? Future.succeededFuture(insight) : calculations.withResults(p, insight, read)))
                 .onSuccess(insight -> {
-                    if (csv(ctx)) {
-                        writeCsv(ctx, List.of(insight));
+                    if (basic && !csv(ctx)) {
+                        Responses.json(ctx, 200, insight.basicForm());
                     } else {
-                        Responses.json(ctx, 200, insight);
+                        answer(ctx, 200, insight);
                     }
                 })
                 .onFailure(ctx::fail);
@@ -134,7 +145,7 @@ public final class InsightRoutes {
                 .compose(p -> insights.update(projectId, id, principal(ctx).userId(), write)
                         .compose(ApiError::orNotFound)
                         .compose(insight -> calculations.withResults(p, insight, CACHED)))
-                .onSuccess(insight -> Responses.json(ctx, 200, insight))
+                .onSuccess(insight -> answer(ctx, 200, insight))
                 .onFailure(ctx::fail);
     }
 
@@ -185,18 +196,30 @@ public final class InsightRoutes {
         return InsightCalculations.Read.of(ctx.queryParams().get("refresh"), ctx.queryParams().get("client_query_id"));
     }
 
-    private void acknowledge(final RoutingContext ctx) {
-        projects.require(principal(ctx), Params.pathId(ctx, "project_id"))
-                .onSuccess(p -> ctx.response().setStatusCode(200).end())
+    /** The web app's time to see data, recorded once the project is the caller's (a body that is no report is a 400). */
+    private void timing(final RoutingContext ctx) {
+        final long projectId = Params.pathId(ctx, "project_id");
+        final ClientTiming timing = ClientTiming.of(Body.of(ctx));
+        projects.require(principal(ctx), projectId)
+                .onSuccess(p -> {
+                    timing.record(registry);
+                    ctx.response().setStatusCode(200).end();
+                })
                 .onFailure(ctx::fail);
     }
 
-    /** PostHog's "last 5 insights viewed by the current user, most recent first". */
+    /** PostHog's "last 5 insights viewed by the current user, most recent first", in the basic form as PostHog answers. */
     private void myLastViewed(final RoutingContext ctx) {
         final long projectId = Params.pathId(ctx, "project_id");
         projects.require(principal(ctx), projectId)
                 .compose(p -> insights.lastViewed(projectId, principal(ctx).userId(), LAST_VIEWED))
-                .onSuccess(list -> Responses.json(ctx, 200, list))
+                .onSuccess(list -> {
+                    if (csv(ctx)) {
+                        writeCsv(ctx, 200, list);
+                    } else {
+                        Responses.json(ctx, 200, list.stream().map(Insight::basicForm).toList());
+                    }
+                })
                 .onFailure(ctx::fail);
     }
 
@@ -226,8 +249,31 @@ public final class InsightRoutes {
         return "csv".equalsIgnoreCase(ctx.queryParams().get("format"));
     }
 
-    private static void writeCsv(final RoutingContext ctx, final List<Insight> rows) {
-        ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(InsightCsv.of(rows));
+    private static void writeCsv(final RoutingContext ctx, final int status, final List<Insight> rows) {
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8").end(InsightCsv.of(rows));
+    }
+
+    /** One insight, as CSV when {@code format=csv} asks for it. */
+    private static void answer(final RoutingContext ctx, final int status, final Insight insight) {
+        if (csv(ctx)) {
+            writeCsv(ctx, status, List.of(insight));
+        } else {
+            Responses.json(ctx, status, insight);
+        }
+    }
+
+    /** PostHog's {@code basic} parameter, read by its {@code str_to_bool}. */
+    private static boolean basic(final RoutingContext ctx) {
+        return InsightListFilter.truthy(ctx.queryParams().get("basic"));
+    }
+
+    /** The project's zone, for the list's dates; UTC if it names none Java knows. */
+    private static ZoneId zone(final Project project) {
+        try {
+            return ZoneId.of(project.timezone());
+        } catch (final DateTimeException e) {
+            return ZoneOffset.UTC;
+        }
     }
 
     private static Principal principal(final RoutingContext ctx) {
@@ -244,17 +290,5 @@ public final class InsightRoutes {
         } catch (final NumberFormatException e) {
             throw ApiError.badRequest("invalid_input", "'" + name + "' must be an integer.", name);
         }
-    }
-
-    private static Boolean optionalBoolean(final RoutingContext ctx, final String name) {
-        final String raw = ctx.queryParams().get(name);
-        if (raw == null || raw.isBlank()) {
-            return null;
-        }
-        return switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
-            case "true", "1" -> true;
-            case "false", "0" -> false;
-            default -> throw ApiError.badRequest("invalid_input", "'" + name + "' must be true or false.", name);
-        };
     }
 }

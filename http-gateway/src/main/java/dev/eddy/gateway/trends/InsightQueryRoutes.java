@@ -13,6 +13,7 @@ import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Instant;
@@ -23,7 +24,7 @@ import java.util.Map;
  * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
  * PostHog's legacy query endpoints (the trend one also answers stickiness and lifecycles: {@code insight: STICKINESS} or
  * {@code LIFECYCLE}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
- * (and {@code next} for trends).
+ * (and {@code next} for trends), or with {@code format=csv} the result as PostHog's CSV export writes it.
  */
 public final class InsightQueryRoutes {
     public static final String READ = "insight:read";
@@ -68,7 +69,15 @@ public final class InsightQueryRoutes {
                     }
                     return body;
                 }))
-                .onSuccess(body -> Responses.json(ctx, 200, body))
+                .onSuccess(body -> {
+                    if ("csv".equalsIgnoreCase(ctx.queryParams().get("format"))) {
+                        // PostHog's CSV export of the result (InsightResultCsv), rather than the JSON envelope.
+                        ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "text/csv; charset=utf-8")
+                                .end(InsightResultCsv.of(body.get("result"), query));
+                    } else {
+                        Responses.json(ctx, 200, body);
+                    }
+                })
                 .onFailure(ctx::fail);
     }
 

@@ -295,7 +295,7 @@ class InsightCalculationsTest {
 
     static Insight insight(final long id, final String filters) {
         return new Insight(id, "short", "name", null, json(filters), null, null, false, List.of(), List.of(), null, null, null, null, null,
-                null, null, null, null, null, List.of(), false, false, null, null, false, 21, 37, "editor", "UTC", false, null, null, null);
+                null, null, null, null, null, List.of(), false, false, null, null, false, 21, 37, "editor", "UTC", false, null, null, null, null);
     }
 
     /** Calculations that finish when the test completes their promise. */

@@ -17,7 +17,7 @@ class InsightCsvTest {
         final Insight plain = InsightCalculationsTest.insight(3, "{}");
         final Insight named = new Insight(4, "abc", "Sign-ups, \"weekly\"", null, filters, null, null, false, List.of(7L, 9L), List.of(),
                 null, null, null, null, null, null, null, null, null, null, List.of("growth", "kpi"), true, true, null, null, false,
-                21, 37, "editor", "UTC", false, null, null, null);
+                21, 37, "editor", "UTC", false, null, null, null, null);
 
         final String[] lines = InsightCsv.of(List.of(plain, named)).split("\r\n");
 
