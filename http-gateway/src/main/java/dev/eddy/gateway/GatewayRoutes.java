@@ -202,7 +202,8 @@ final class GatewayRoutes {
                         .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
                                 .orElseGet(() -> Json.mapper().createObjectNode())), calculations, shared.registry())::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
-                new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner()))::mount,
+                new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner(), reads.scatter(),
+                        shared.config().insights().queryTimeout()))::mount,
                 new ActivityRoutes(projects, new ActivityLog(shared.pool()))::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,
                 new UserRoutes(users)::mount,

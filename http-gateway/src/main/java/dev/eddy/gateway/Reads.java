@@ -16,6 +16,7 @@ import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.trends.EventCountService;
 import dev.eddy.gateway.trends.InsightQueryService;
 import dev.eddy.gateway.trends.QueryInliner;
+import dev.eddy.query.insights.EventListRead;
 import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.topology.StreamsApp;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,6 +64,7 @@ record Reads(KeyReads keyed, Scatter scatter, PersonsService persons, InsightQue
         final PersonsService persons = new PersonsService(scatter, keyed, config.insights().queryTimeout());
         final EventCountService eventCounts = new EventCountService(scatter, config.insights().queryTimeout());
         FlagsService.registerReads(scatter);
+        scatter.register(EventListRead.KIND, new EventListRead());
         return new Reads(keyed, scatter, persons, insightQueries, eventCounts, changes, actions, cohorts, inliner);
     }
 }

@@ -169,6 +169,70 @@ class QueryApiIT extends EddyIT {
         assertThat(past.get("hasMore").asBoolean()).isFalse();
     }
 
+    @Test
+    void anEventsQueryListsEventsNewestFirstWithTheColumnsAsked() {
+        final JsonNode january = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"*\",\"event\",\"person\","
+                + "\"properties.$browser -- Browser\",\"timestamp\",\"coalesce(properties.$current_url, properties.$screen_name, event) -- Url\"],"
+                + "\"after\":\"2020-01-01\",\"before\":\"2020-02-01\",\"limit\":4}}"));
+        assertThat(january.get("columns").get(3).asText()).isEqualTo("properties.$browser -- Browser");
+        assertThat(january.get("results")).extracting(r -> r.get(4).asText())
+                .containsExactly("2020-01-19T12:00:00Z", "2020-01-17T12:00:00Z", "2020-01-15T12:00:00Z", "2020-01-15T12:00:00Z");
+        final JsonNode newest = january.get("results").get(0);
+        assertThat(newest.get(0).get("event").asText()).isEqualTo("$pageview");
+        assertThat(newest.get(0).get("distinct_id").asText()).isEqualTo("p1");
+        assertThat(newest.get(0).get("properties").get("$browser").asText()).isEqualTo("Chrome");
+        assertThat(newest.get(0).get("team_id").asLong()).isEqualTo(1);
+        assertThat(newest.get(2).get("properties").get("email").asText()).isEqualTo("p1@example.com");
+        assertThat(newest.get(2).get("created_at").asText()).as("p1's first event").isEqualTo("2020-01-11T12:00:00Z");
+        assertThat(newest.get(3).asText()).isEqualTo("Chrome");
+        assertThat(newest.get(5).asText()).as("no URL: the event's name").isEqualTo("$pageview");
+        assertThat(january.get("hasMore").asBoolean()).isTrue();
+
+        final JsonNode lastPage = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"distinct_id\"],"
+                + "\"after\":\"2020-01-01\",\"before\":\"2020-02-01\",\"limit\":5,\"offset\":10}}"));
+        assertThat(lastPage.get("results")).extracting(r -> r.get(0).asText()).containsExactly("p5", "p2");
+        assertThat(lastPage.get("hasMore").asBoolean()).isFalse();
+
+        final JsonNode paid = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"distinct_id\",\"uuid\"],"
+                + "\"event\":\"paid\",\"after\":\"all\",\"orderBy\":[\"timestamp ASC\"]}}"));
+        assertThat(paid.get("results")).extracting(r -> r.get(0).asText()).containsExactly("f1", "f2", "f4");
+
+        // The last 24 hours, PostHog's default range, hold none of these events.
+        assertThat(TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"*\"]}}")).get("results")).isEmpty();
+    }
+
+    @Test
+    void anEventsQueryFiltersByPropertiesPersonsAndActions() {
+        final String january = "\"after\":\"2020-01-01\",\"before\":\"2020-02-01\"";
+        final JsonNode firefox = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"distinct_id\",\"timestamp\"],"
+                + january + ",\"properties\":[{\"key\":\"$browser\",\"value\":\"Firefox\",\"operator\":\"exact\",\"type\":\"event\"}]}}"));
+        assertThat(firefox.get("results")).extracting(r -> r.get(0).asText() + " " + r.get(1).asText())
+                .containsExactly("p2 2020-01-12T12:00:00Z", "p2 2020-01-09T12:00:00Z");
+
+        final JsonNode pro = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"distinct_id\"]," + january
+                + ",\"fixedProperties\":[{\"key\":\"plan\",\"value\":\"pro\",\"operator\":\"exact\",\"type\":\"person\"}]}}"));
+        // p1's six pageviews and p3's one (at the same time as one of p1's, so in either order there).
+        assertThat(pro.get("results")).extracting(r -> r.get(0).asText()).containsExactlyInAnyOrder("p1", "p1", "p1", "p1", "p1", "p1", "p3")
+                .startsWith("p1", "p1", "p1", "p1").endsWith("p1");
+
+        final String p3 = TestEddy.json(query("{\"query\":{\"kind\":\"ActorsQuery\",\"search\":\"p3@example.com\",\"select\":[\"id\"]}}"))
+                .get("results").get(0).get(0).asText();
+        final JsonNode ofP3 = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"person_id\",\"timestamp\"],"
+                + "\"after\":\"all\",\"personId\":\"" + p3 + "\"}}"));
+        assertThat(ofP3.get("results")).extracting(r -> r.get(0).asText() + " " + r.get(1).asText())
+                .containsExactly(p3 + " 2020-01-12T12:00:00Z");
+
+        final HttpResponse<String> action = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/actions/",
+                "{\"name\":\"paid or opened\",\"steps\":[{\"event\":\"paid\"},{\"event\":\"opened\"}]}");
+        assertThat(action.statusCode()).as(action.body()).isEqualTo(201);
+        final JsonNode ofAction = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\",\"distinct_id\"],"
+                + "\"after\":\"all\",\"actionId\":" + TestEddy.json(action).get("id").asLong() + "}}"));
+        assertThat(ofAction.get("results")).extracting(r -> r.get(0).asText() + " " + r.get(1).asText())
+                .containsExactly("opened s3", "opened s2", "opened s1", "paid f4", "paid f2", "paid f1");
+        assertThat(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"actionId\":999999}}").statusCode())
+                .as("an action the project does not have").isEqualTo(400);
+    }
+
     private static HttpResponse<String> query(final String body) {
         return eddy.request(eddy.personalKey(), "POST", "/api/projects/1/query/", body);
     }

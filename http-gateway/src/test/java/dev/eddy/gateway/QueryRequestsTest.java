@@ -53,6 +53,20 @@ class QueryRequestsTest extends RouteTest {
     }
 
     @Test
+    void anEventsQueryAsksOnlyWhatEddyAnswers() {
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\"}}", "select", "needs 'select'");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"count()\",\"event\"]}}", "select", "not 'count()'");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"where\":[\"event = 'x'\"]}}", "where",
+                "'where' (HogQL expressions)");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"after\":\"12345\"}}", "after",
+                "'after' must be a date");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"orderBy\":[\"event\"]}}", "orderBy", "by time only");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"personId\":\"p1\"}}", "personId", "a person's uuid");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"limit\":10001}}", "limit", "from 1 to 10000");
+        assertRefused("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"properties.\"]}}", "select", "needs a key");
+    }
+
+    @Test
     void statusesOfUnknownQueriesAreNotFoundAndTheirCancelSaysSo() {
         final HttpResponse<String> status = eddy.request(eddy.personalKey(), "GET", "/api/projects/1/query/no-such-query/", null);
         assertThat(status.statusCode()).isEqualTo(404);

@@ -19,7 +19,7 @@ import java.util.function.Function;
  * HogQL reads a property; null when absent), and {@code person.$delete}, a column PostHog's UI draws its delete button
  * in (null).
  */
-record PersonColumn(String expression, String type, Function<PersonState, JsonNode> value) {
+record PersonColumn(String expression, String type, Function<PersonState, JsonNode> value) implements QueryColumn {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     JsonNode value(final PersonState person) {

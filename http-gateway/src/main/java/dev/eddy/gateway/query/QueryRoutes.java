@@ -27,7 +27,7 @@ import java.util.Set;
  * behind saved insights ({@link InsightCalculations}), with its cache, refresh modes and background calculations:
  * one engine, two front doors. The answer is PostHog's query response ({@code results}, {@code is_cached},
  * {@code last_refresh}, {@code cache_key}, {@code query_status}, ...), {@code 202} while a background calculation
- * it started runs. {@code ActorsQuery} lists persons ({@link ListQueries}). HogQL
+ * it started runs. {@code ActorsQuery} lists persons and {@code EventsQuery} events ({@link ListQueries}). HogQL
  * ({@code HogQLQuery}) is refused with a {@code 400} naming it: Eddy has no SQL engine.
  */
 public final class QueryRoutes {
@@ -72,9 +72,10 @@ public final class QueryRoutes {
         }
         return switch (kind) {
             case "ActorsQuery" -> lists.actors(project, request.node());
+            case "EventsQuery" -> lists.events(project, request.node());
             default -> Future.failedFuture(HOGQL.contains(kind)
                     ? ApiError.badRequest("unsupported_query", kind + " is not supported by Eddy: it has no SQL (HogQL) engine. Ask with "
-                    + "a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery, LifecycleQuery, PathsQuery or "
+                    + "a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery, LifecycleQuery, PathsQuery, EventsQuery or "
                     + "ActorsQuery.", "query")
                     : ApiError.badRequest("unsupported_query", "Queries of kind '" + kind + "' are not supported by Eddy.", "query"));
         };
