@@ -6,7 +6,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Where the IP-to-location database behind PostHog's {@code $geoip_*} person properties is.
+ * Where the IP-to-location database behind PostHog's {@code $geoip_*} properties is (of captured events, their persons
+ * and flag evaluation).
  *
  * @param database a MaxMind DB ({@code .mmdb}) file, or a directory whose {@code .mmdb} files are all used (one for
  *                 IPv4 and one for IPv6, as some distributions ship them); empty: no {@code $geoip_*} property is

@@ -12,6 +12,7 @@ import dev.eddy.gateway.auth.PersonalApiKeyRepository;
 import dev.eddy.gateway.auth.PersonalApiKeyRoutes;
 import dev.eddy.gateway.capture.CaptureRoutes;
 import dev.eddy.gateway.capture.EventProducer;
+import dev.eddy.gateway.capture.GeoIpTransformation;
 import dev.eddy.gateway.capture.ProjectTokens;
 import dev.eddy.gateway.cohorts.CohortDefinitions;
 import dev.eddy.gateway.cohorts.CohortRepository;
@@ -165,7 +166,7 @@ final class GatewayRoutes {
     /** {@code /capture/}, {@code /batch/}, {@code /e/} and the other ingestion paths. */
     private List<Consumer<Router>> capture() {
         return List.of(new CaptureRoutes(tokens, shared.failures(), shared.producer(), shared.topics(), shared.config().capture(),
-                shared.registry())::mount);
+                shared.registry(), GeoIpTransformation.of(geoIp))::mount);
     }
 
     /** {@code /decide} and {@code /flags}: a project API key, no management key. */
@@ -231,7 +232,7 @@ final class GatewayRoutes {
 
     private static GeoIp openGeoIp(final EddyConfig config) throws IOException {
         if (config.geoip().database().isEmpty()) {
-            LOG.info("no geoip.database configured: /decide derives no $geoip_* person properties");
+            LOG.info("no geoip.database configured: neither capture nor /decide derives $geoip_* properties");
             return GeoIp.disabled();
         }
         final GeoIp geoIp = GeoIp.open(config.geoip().database().get());

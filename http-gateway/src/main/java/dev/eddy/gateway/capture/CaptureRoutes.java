@@ -46,15 +46,19 @@ public final class CaptureRoutes {
     private final CaptureConfig limits;
     private final PayloadDecoder decoder;
     private final CaptureAdmission admission;
+    private final GeoIpTransformation geoip;
 
+    /** @param geoip PostHog's GeoIP transformation, applied to every event but a historical migration's */
     public CaptureRoutes(final ProjectTokens tokens, final AuthFailureLimiter failures, final EventProducer producer,
-                         final EddyTopics topics, final CaptureConfig limits, final MeterRegistry registry) {
+                         final EddyTopics topics, final CaptureConfig limits, final MeterRegistry registry,
+                         final GeoIpTransformation geoip) {
         this.tokens = tokens;
         this.failures = failures;
         this.producer = producer;
         this.limits = limits;
         this.decoder = new PayloadDecoder(limits.maxDecodedBytes());
         this.admission = new CaptureAdmission(topics, limits.overflow(), registry);
+        this.geoip = geoip;
     }
 
     public void mount(final Router router) {
@@ -92,8 +96,11 @@ public final class CaptureRoutes {
                         return Future.failedFuture(ApiError.unauthenticated("invalid_api_key",
                                 "Project API key invalid. You can find your project API key in your project settings."));
                     }
+                    final String address = ClientAddress.of(ctx);
+                    // A historical migration replays events as first captured, with the locations derived then.
                     final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
-                            sentAt, ClientAddress.of(ctx), siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty());
+                            sentAt, address, siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty(),
+                            request.historical() ? GeoIpTransformation.Lookups.NONE : geoip.forRequest(address));
                     return producer.send(loop, admission.admit(request, context));
                 })
                 .onSuccess(v -> {

@@ -35,9 +35,15 @@ public final class EventBuilder {
      * @param ip          the client's address
      * @param siteUrl     scheme and host the request was sent to
      * @param defaultName name of events that have none ({@code $identify} on /engage), or empty
+     * @param geoip       the request's GeoIP lookups, applied to every event ({@link GeoIpTransformation})
      */
     public record RequestContext(long projectId, String token, Instant now, Optional<Instant> sentAt, String ip,
-                                 String siteUrl, Optional<String> defaultName) {
+                                 String siteUrl, Optional<String> defaultName, GeoIpTransformation.Lookups geoip) {
+        /** A request whose events get no {@code $geoip_*} properties. */
+        public RequestContext(final long projectId, final String token, final Instant now, final Optional<Instant> sentAt,
+                              final String ip, final String siteUrl, final Optional<String> defaultName) {
+            this(projectId, token, now, sentAt, ip, siteUrl, defaultName, GeoIpTransformation.Lookups.NONE);
+        }
     }
 
     /** An event to ingest, or the reason it is not ingested. */
@@ -89,12 +95,14 @@ public final class EventBuilder {
                 changed = true;
             }
         }
+        // After the fold: PostHog's transformations see the top-level $set/$set_once inside properties.
+        final byte[] rawProperties = request.geoip().apply(properties).properties(changed ? null : sent.properties());
         final Optional<Instant> sentAt = EventTimestamps.parse(raw.get("sent_at")).or(request::sentAt);
         final String lib = properties.path("$lib").isTextual() ? properties.get("$lib").asText() : null;
         return new Accepted(new CapturedEvent(CapturedEvent.VERSION, uuid(raw), request.projectId(), request.token(),
                 distinctId.length() > MAX_DISTINCT_ID_LENGTH ? distinctId.substring(0, MAX_DISTINCT_ID_LENGTH) : distinctId,
                 name.get(), properties, EventTimestamps.resolve(raw, request.sentAt(), request.now()), request.now(),
-                sentAt.orElse(null), request.ip(), request.siteUrl(), lib), changed ? null : sent.properties());
+                sentAt.orElse(null), request.ip(), request.siteUrl(), lib), rawProperties);
     }
 
     private static JsonNode distinctIdNode(final JsonNode raw, final ObjectNode properties) {

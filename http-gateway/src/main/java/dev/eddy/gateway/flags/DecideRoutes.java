@@ -173,6 +173,8 @@ public final class DecideRoutes {
             }
         }
         body.put("requestId", UUID.randomUUID().toString());
+        // When the flags were evaluated, in epoch milliseconds, as PostHog's flags service answers in every shape.
+        body.put("evaluatedAt", System.currentTimeMillis());
         if (config) {
             RemoteConfig.addToFlagsAnswer(body);
         }
@@ -190,9 +192,10 @@ public final class DecideRoutes {
     }
 
     /**
-     * {@code /flags?v=2} and {@code /decide?v=4}: each flag with its value, reason and metadata. This is the hottest
-     * answer Eddy gives: each flag's entry is the same bytes for every user who gets the same outcome, so entries are
-     * written once per (flag version, outcome) and the answer is their concatenation.
+     * {@code /flags?v=2} and {@code /decide?v=4}: each flag with its value, reason and metadata, then {@code requestId}
+     * and {@code evaluatedAt}. This is the hottest answer Eddy gives: each flag's entry is the same bytes for every user
+     * who gets the same outcome, so entries are written once per (flag version, outcome) and the answer is their
+     * concatenation.
      */
     static Buffer flagsShape(final FlagsService.Evaluation evaluation, final boolean config) {
         final byte[][] entries = new byte[evaluation.results().size()][];
@@ -212,7 +215,8 @@ public final class DecideRoutes {
             }
             out.appendBytes(entries[i]);
         }
-        out.appendString("},\"requestId\":\"").appendString(UUID.randomUUID().toString()).appendString("\"");
+        out.appendString("},\"requestId\":\"").appendString(UUID.randomUUID().toString())
+                .appendString("\",\"evaluatedAt\":").appendString(Long.toString(System.currentTimeMillis()));
         if (config) {
             out.appendByte((byte) ',').appendBytes(CONFIG_MEMBERS);
         }

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostHog's {@code $geoip_*} properties of an IP address, read from MaxMind DB ({@code .mmdb}) files: what PostHog
- * adds to the person properties when it evaluates flags for {@code /decide} (unless the request sets
- * {@code geoip_disable}).
+ * adds to captured events and their persons (capture's {@code GeoIpTransformation}) and to the person properties when
+ * it evaluates flags for {@code /decide} (unless the request sets {@code geoip_disable}).
  *
  * <p>Two record layouts are understood, told apart per record: MaxMind's GeoLite2/GeoIP2 City layout ({@code
  * city.names.en}, {@code country.iso_code}, {@code location.latitude}, {@code subdivisions[0].iso_code}, ...) and the
@@ -40,7 +40,7 @@ public final class GeoIp implements Closeable {
     /**
      * The properties PostHog's flag evaluation adds (the Django {@code /decide} and the Rust flags service alike):
      * these seven, string values only. {@link #lookup} also gives the coordinates and subdivisions, as PostHog's
-     * GeoIP transformation sets them on persons at ingestion.
+     * GeoIP transformation sets them on events and persons at ingestion.
      */
     public static final List<String> FLAG_PROPERTIES = List.of(
             "$geoip_city_name", "$geoip_country_name", "$geoip_country_code", "$geoip_continent_name",

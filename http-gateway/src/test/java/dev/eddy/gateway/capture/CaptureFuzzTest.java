@@ -31,8 +31,11 @@ class CaptureFuzzTest {
     private static final int CASES = 2000;
     private static final List<String> COMPRESSIONS = List.of("", "gzip", "gzip-js", "GZIP", "lz64", "identity", "br", "deflate",
             "gzip, gzip", "x".repeat(300), "\u0000");
+    /** Every address somewhere: each event goes through the GeoIP transformation, whatever its properties. */
     private static final EventBuilder.RequestContext CONTEXT = new EventBuilder.RequestContext(1, "phc_fuzz",
-            Instant.parse("2026-11-22T12:00:00Z"), Optional.empty(), "127.0.0.1", "http://127.0.0.1", Optional.empty());
+            Instant.parse("2026-11-22T12:00:00Z"), Optional.empty(), "127.0.0.1", "http://127.0.0.1", Optional.empty(),
+            new GeoIpTransformation(ip -> Json.mapper().createObjectNode().put("$geoip_country_code", "SE")
+                    .put("$geoip_latitude", 59.3327)).forRequest("127.0.0.1"));
     private final PayloadDecoder decoder = new PayloadDecoder(MAX_DECODED);
 
     /** What one request came to: the number of events ingested and dropped, or the refusal's status. */
@@ -234,6 +237,10 @@ class CaptureFuzzTest {
                     assertThat(built.event().timestamp()).as(what).isBefore(CONTEXT.now().plus(EventTimestamps.MAX_FUTURE).plusSeconds(1));
                     assertThat(EventProducer.record("t", built.event().partitionKey(), built.event(), built.rawProperties()))
                             .as(what).isNotNull();
+                    if (built.rawProperties() != null) {
+                        assertThat(Json.mapper().readTree(built.rawProperties())).as(what + ": the bytes written are the properties")
+                                .isEqualTo(built.event().properties());
+                    }
                     accepted++;
                 }
             }
@@ -242,7 +249,7 @@ class CaptureFuzzTest {
             assertThat(e.status()).as(what + " -> " + e.getMessage()).isIn(400, 401, 413);
             assertThat(e.code()).as(what).isNotBlank();
             return new Outcome(0, 0, e.status(), e.getMessage());
-        } catch (final RuntimeException | StackOverflowError e) {
+        } catch (final RuntimeException | StackOverflowError | java.io.IOException e) {
             throw new AssertionError(what + " threw " + e, e);
         }
     }

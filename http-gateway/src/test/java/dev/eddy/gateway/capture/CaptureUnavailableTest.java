@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.eddy.config.ConfigLoader;
 import dev.eddy.config.EddyConfig;
 import dev.eddy.events.EventSerdes;
+import dev.eddy.gateway.geoip.GeoIp;
 import dev.eddy.gateway.http.ErrorHandler;
 import dev.eddy.topology.EddyTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -50,7 +51,8 @@ class CaptureUnavailableTest {
         new CaptureRoutes(new ProjectTokens(token -> Future.succeededFuture(Optional.of(1L))),
                 new dev.eddy.gateway.auth.AuthFailureLimiter(config.rateLimits().authFailures()),
                 new EventProducer(kafka),
-                EddyTopics.of(config.kafka()), config.capture(), new SimpleMeterRegistry()).mount(router);
+                EddyTopics.of(config.kafka()), config.capture(), new SimpleMeterRegistry(),
+                GeoIpTransformation.of(GeoIp.disabled())).mount(router);
         router.route().failureHandler(ErrorHandler::handle);
         server = vertx.createHttpServer().requestHandler(router).listen(0).toCompletionStage().toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
