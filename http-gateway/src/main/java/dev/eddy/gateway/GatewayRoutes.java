@@ -136,8 +136,9 @@ final class GatewayRoutes {
         users = new UserRepository(pool);
         insights = new InsightRepository(pool);
         dashboards = new DashboardRepository(pool);
-        calculations = new InsightCalculations(InsightCalculations.Engine.of(reads.insightQueries()), shared.config().insights(),
-                Clock.systemUTC());
+        // Statuses and results shared with the other gateways through PostgreSQL.
+        calculations = InsightCalculations.shared(InsightCalculations.Engine.of(reads.insightQueries()), shared.config().insights(),
+                Clock.systemUTC(), shared.vertx(), pool, Database.connectOptions(shared.config().pg()), closeables);
         live = new LiveDashboards(shared.vertx(), new DashboardViews(reads.changes(), projects, dashboards, calculations),
                 shared.config().dashboards(), shared.registry());
         flags = new FeatureFlagRepository(pool);

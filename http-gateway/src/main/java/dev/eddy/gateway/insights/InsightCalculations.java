@@ -14,6 +14,9 @@ import dev.eddy.serde.Json;
 import dev.eddy.trends.DateRange;
 import dev.eddy.trends.Interval;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
@@ -25,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>The Query API ({@code POST /query/}) asks through {@link #results} with no insight: its results are cached
  * apart, and its statuses are read ({@link #status}) and cancelled ({@link #cancelAndForget}) by id.
  *
+ * <p>Background calculations' statuses and calculated results are also kept for every gateway ({@link SharedResults}):
+ * a status is read and cancelled wherever a request lands, and a result one gateway calculated answers another's miss.
+ *
  * <p>Where Eddy differs: PostHog shows a background calculation's status on the insight only while it runs (its
  * failure is read from {@code /query/:id}), while here a failed or cancelled calculation's status also stays on the
  * insight until a newer result exists or {@code insights.async.status-retention} passes.
@@ -52,6 +59,8 @@ public final class InsightCalculations {
     private static final Logger LOG = LoggerFactory.getLogger(InsightCalculations.class);
     private static final String CONCURRENCY_LIMIT = "concurrency_limit_exceeded";
     private static final String CANCELLED = "The calculation was cancelled.";
+    /** How long after its time limit a calculation may still write its end (a margin for the last partials and the write). */
+    private static final Duration FINISHING = Duration.ofSeconds(30);
 
     /** The trend, funnel, stickiness and lifecycle engine: {@link InsightQueryService}'s calculations. */
     public interface Engine {
@@ -111,17 +120,44 @@ public final class InsightCalculations {
     private final ResultCache cache;
     private final Clock clock;
     private final InsightsConfig.Async async;
+    private final InsightsConfig config;
+    private final SharedResults shared;
     /** Calculations by id, running or recently finished. */
     private final Map<String, QueryStatus> byId = new ConcurrentHashMap<>();
     /** The latest background calculation of each result. */
     private final Map<ResultCache.Key, QueryStatus> byKey = new ConcurrentHashMap<>();
 
+    /** Calculations kept in this gateway's memory only. */
     public InsightCalculations(final Engine engine, final InsightsConfig config, final Clock clock) {
+        this(engine, config, clock, SharedResults.NONE);
+    }
+
+    /**
+     * Calculations whose statuses and results are also kept in PostgreSQL for every gateway ({@code pool}'s database;
+     * cancellations heard on a connection of {@code connect}'s); close the returned closeable with the process.
+     */
+    public static InsightCalculations shared(final Engine engine, final InsightsConfig config, final Clock clock, final Vertx vertx,
+                                             final Pool pool, final PgConnectOptions connect, final Consumer<AutoCloseable> closeables) {
+        final PostgresSharedResults shared = PostgresSharedResults.of(vertx, pool, connect);
+        closeables.accept(shared);
+        return new InsightCalculations(engine, config, clock, shared);
+    }
+
+    InsightCalculations(final Engine engine, final InsightsConfig config, final Clock clock, final SharedResults shared) {
         this.engine = engine;
         this.freshness = new Freshness(config.cache());
         this.cache = new ResultCache(config.cache(), clock);
         this.clock = clock;
         this.async = config.async();
+        this.config = config;
+        this.shared = shared;
+        // Another gateway cancelled a calculation running here: stop it (its shared status is already cancelled).
+        shared.onCancelled((projectId, id) -> {
+            final QueryStatus status = byId.get(id);
+            if (status != null && status.projectId() == projectId) {
+                status.cancel(CANCELLED, clock.instant());
+            }
+        });
     }
 
     /**
@@ -156,43 +192,71 @@ public final class InsightCalculations {
         if (mode == RefreshMode.FORCE_ASYNC) {
             return Future.succeededFuture(empty(timezone, enqueue(job)));
         }
-        if (mode != RefreshMode.FORCE_BLOCKING) {
-            final Optional<ResultCache.Entry> cached = cache.get(key, Optional.of(settings(project)));
-            if (cached.isPresent()) {
-                final ResultCache.Entry entry = cached.get();
-                if (!stale(job, entry, false)) {
+        if (mode == RefreshMode.FORCE_BLOCKING) {
+            return calculateNow(job);
+        }
+        return lookup(key, settings(project)).compose(cached -> fromCache(job, cached));
+    }
+
+    /** What {@code job}'s mode answers with what the caches hold for it (a calculation when it must wait for one). */
+    private Future<Insight.Results> fromCache(final Job job, final Optional<ResultCache.Entry> cached) {
+        final String timezone = job.project().timezone();
+        final ResultCache.Key key = job.key();
+        final RefreshMode mode = job.read().mode();
+        if (cached.isPresent()) {
+            final ResultCache.Entry entry = cached.get();
+            if (!stale(job, entry, false)) {
+                return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
+            }
+            switch (mode) {
+                case FORCE_CACHE -> {
                     return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
                 }
-                switch (mode) {
-                    case FORCE_CACHE -> {
-                        return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
-                    }
-                    case ASYNC, ASYNC_EXCEPT_ON_CACHE_MISS -> {
-                        return Future.succeededFuture(cachedResults(job, entry, enqueue(job)));
-                    }
-                    case LAZY_ASYNC -> {
-                        final JsonNode status = stale(job, entry, true) ? enqueue(job) : shownStatus(key, entry);
-                        return Future.succeededFuture(cachedResults(job, entry, status));
-                    }
-                    default -> {
-                        // blocking: a stale result is recalculated while the request waits
-                    }
+                case ASYNC, ASYNC_EXCEPT_ON_CACHE_MISS -> {
+                    return Future.succeededFuture(cachedResults(job, entry, enqueue(job)));
                 }
-            } else {
-                switch (mode) {
-                    case FORCE_CACHE -> {
-                        return Future.succeededFuture(empty(timezone, shownStatus(key, null)));
-                    }
-                    case ASYNC, LAZY_ASYNC -> {
-                        return Future.succeededFuture(empty(timezone, enqueue(job)));
-                    }
-                    default -> {
-                        // blocking and async_except_on_cache_miss calculate a miss while the request waits
-                    }
+                case LAZY_ASYNC -> {
+                    final JsonNode status = stale(job, entry, true) ? enqueue(job) : shownStatus(key, entry);
+                    return Future.succeededFuture(cachedResults(job, entry, status));
+                }
+                default -> {
+                    // blocking: a stale result is recalculated while the request waits
+                }
+            }
+        } else {
+            switch (mode) {
+                case FORCE_CACHE -> {
+                    return Future.succeededFuture(empty(timezone, shownStatus(key, null)));
+                }
+                case ASYNC, LAZY_ASYNC -> {
+                    return Future.succeededFuture(empty(timezone, enqueue(job)));
+                }
+                default -> {
+                    // blocking and async_except_on_cache_miss calculate a miss while the request waits
                 }
             }
         }
         return calculateNow(job);
+    }
+
+    /**
+     * This gateway's cached result, else one another gateway (or this one before a restart) calculated with the same
+     * project settings; a shared store that does not answer is a miss.
+     */
+    private Future<Optional<ResultCache.Entry>> lookup(final ResultCache.Key key, final String settings) {
+        final Optional<ResultCache.Entry> local = cache.get(key, Optional.of(settings));
+        if (local.isPresent()) {
+            return Future.succeededFuture(local);
+        }
+        return shared.result(key, clock.instant())
+                .map(found -> found.filter(entry -> settings.equals(entry.settings())).map(entry -> {
+                    cache.put(key, entry);
+                    return entry;
+                }))
+                .recover(e -> {
+                    LOG.debug("the shared results did not answer; calculating as on a miss", e);
+                    return Future.succeededFuture(Optional.empty());
+                });
     }
 
     /**
@@ -221,14 +285,22 @@ public final class InsightCalculations {
     }
 
     /**
-     * Cancels the project's calculation {@code clientQueryId} if it is running: its status completes with an error
-     * at once, its scan stops at its next check, and whatever it would have produced is dropped.
+     * Cancels the project's calculation {@code clientQueryId} if it is running, here or on another gateway: its status
+     * completes with an error at once, its scan stops at its next check, and whatever it would have produced is dropped.
      *
      * @return whether a running calculation was cancelled
      */
-    public boolean cancel(final long projectId, final String clientQueryId) {
+    public Future<Boolean> cancel(final long projectId, final String clientQueryId) {
         final QueryStatus status = byId.get(clientQueryId);
-        return status != null && status.projectId() == projectId && status.cancel(CANCELLED, clock.instant());
+        if (status != null && status.projectId() == projectId) {
+            if (!status.cancel(CANCELLED, clock.instant())) {
+                return Future.succeededFuture(false);
+            }
+            return shared.finished(projectId, clientQueryId, status.toJson(), expiry(clock.instant())).map(true);
+        }
+        return shared.status(projectId, clientQueryId, clock.instant()).compose(found -> found.isEmpty() || found.get().path("complete").asBoolean()
+                ? Future.succeededFuture(false)
+                : shared.cancel(projectId, clientQueryId, cancelledStatus(found.get()), expiry(clock.instant())));
     }
 
     /** What {@link #cancelAndForget} found. */
@@ -238,25 +310,49 @@ public final class InsightCalculations {
      * The status of the project's calculation {@code id} (PostHog's {@code QueryStatus}) while it is known: running,
      * or finished within {@code insights.async.status-retention}.
      */
-    public Optional<ObjectNode> status(final long projectId, final String id) {
+    public Future<Optional<ObjectNode>> status(final long projectId, final String id) {
         purge();
         final QueryStatus status = byId.get(id);
-        return status == null || status.projectId() != projectId ? Optional.empty() : Optional.of(status.toJson());
+        if (status != null && status.projectId() == projectId) {
+            return Future.succeededFuture(Optional.of(status.toJson()));
+        }
+        return shared.status(projectId, id, clock.instant());
     }
 
     /**
      * The Query API's cancel ({@code DELETE /query/:id/}): a running calculation is cancelled as {@link #cancel}
-     * does, and its status is forgotten, as PostHog deletes it.
+     * does, wherever it runs, and its status is forgotten, as PostHog deletes it.
      */
-    public Cancellation cancelAndForget(final long projectId, final String id) {
+    public Future<Cancellation> cancelAndForget(final long projectId, final String id) {
         final QueryStatus status = byId.get(id);
-        if (status == null || status.projectId() != projectId) {
-            return Cancellation.UNKNOWN;
+        if (status != null && status.projectId() == projectId) {
+            final boolean cancelled = status.cancel(CANCELLED, clock.instant());
+            byId.remove(id, status);
+            byKey.values().remove(status);
+            return shared.forget(projectId, id).map(cancelled ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE);
         }
-        final boolean cancelled = status.cancel(CANCELLED, clock.instant());
-        byId.remove(id, status);
-        byKey.values().remove(status);
-        return cancelled ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE;
+        return shared.status(projectId, id, clock.instant()).compose(found -> {
+            if (found.isEmpty()) {
+                return Future.succeededFuture(Cancellation.UNKNOWN);
+            }
+            final Future<Cancellation> cancelled = found.get().path("complete").asBoolean()
+                    ? Future.succeededFuture(Cancellation.ALREADY_COMPLETE)
+                    : shared.cancel(projectId, id, cancelledStatus(found.get()), expiry(clock.instant()))
+                    .map(running -> running ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE);
+            return cancelled.compose(c -> shared.forget(projectId, id).map(c));
+        });
+    }
+
+    /** A status as cancelled now. */
+    private ObjectNode cancelledStatus(final ObjectNode status) {
+        final Instant now = clock.instant();
+        return status.deepCopy().put("complete", true).put("error", true).put("error_message", CANCELLED)
+                .put("end_time", IsoInstants.format(now)).put("expiration_time", IsoInstants.format(expiry(now)));
+    }
+
+    /** When a status completed at {@code end} stops being shown. */
+    private Instant expiry(final Instant end) {
+        return end.plus(async.statusRetention());
     }
 
     /** One calculation to do: which insight, what it asks for, and under which key its result is kept. */
@@ -307,13 +403,27 @@ public final class InsightCalculations {
         byId.put(status.id(), status);
         byKey.put(job.key(), status);
         final ObjectNode answer = status.toJson();
-        run(job, control).onComplete(done -> {
-            if (done.succeeded()) {
-                status.succeed(response(job, done.result()), done.result().lastRefresh());
-            } else {
-                status.fail(message(done.cause()), clock.instant());
-            }
-        });
+        final long projectId = job.project().id();
+        // Shared before it runs, so a poll on another gateway finds it; its end is written only if nobody cancelled it meanwhile.
+        shared.started(projectId, status.id(), answer, now.plus(config.queryTimeout()).plus(FINISHING))
+                .onFailure(e -> LOG.warn("could not share a calculation's status; only this gateway knows it", e))
+                .transform(v -> run(job, control))
+                .onComplete(done -> {
+                    final boolean completedHere = done.succeeded()
+                            ? status.succeed(response(job, done.result()), done.result().lastRefresh())
+                            : status.fail(message(done.cause()), clock.instant());
+                    if (completedHere) {
+                        shared.finished(projectId, status.id(), status.toJson(), expiry(clock.instant()))
+                                .onSuccess(ours -> {
+                                    if (!ours) {
+                                        // Cancelled or forgotten on another gateway first: that is its status.
+                                        byId.remove(status.id(), status);
+                                        byKey.remove(job.key(), status);
+                                    }
+                                })
+                                .onFailure(e -> LOG.warn("could not share a calculation's end; only this gateway knows it", e));
+                    }
+                });
         return answer;
     }
 
@@ -334,6 +444,8 @@ public final class InsightCalculations {
             }
             final ResultCache.Entry entry = new ResultCache.Entry(json, clock.instant(), settings(job.project()));
             cache.put(job.key(), entry);
+            shared.keep(job.key(), entry, entry.lastRefresh().plus(config.cache().expireAfter()))
+                    .onFailure(e -> LOG.warn("could not share a calculated result; other gateways will calculate it themselves", e));
             return entry;
         });
     }

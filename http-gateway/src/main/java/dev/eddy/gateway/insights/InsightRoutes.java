@@ -172,10 +172,8 @@ public final class InsightRoutes {
             throw ApiError.badRequest("invalid_input", "Field is required.", "client_query_id");
         }
         projects.require(principal(ctx), projectId)
-                .onSuccess(p -> {
-                    calculations.cancel(projectId, id.asText());
-                    ctx.response().setStatusCode(200).end();
-                })
+                .compose(p -> calculations.cancel(projectId, id.asText()))
+                .onSuccess(cancelled -> ctx.response().setStatusCode(200).end())
                 .onFailure(ctx::fail);
     }
 

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Calculated results of saved insights, in memory on this instance: bounded in count (least recently used dropped
- * first) and in age ({@code insights.cache.*}). Not shared between instances: each calculates what it is asked
- * for, as cheap a thing as answering from another instance's cache would be.
+ * Calculated results of saved insights, in memory on this gateway: bounded in count (least recently used dropped
+ * first) and in age ({@code insights.cache.*}). The first tier of the cache: a miss asks the results every gateway
+ * shares ({@link SharedResults}) before calculating.
  */
 final class ResultCache {
     /**

@@ -86,7 +86,8 @@ public final class QueryRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final String id = ctx.pathParam("query_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .map(project -> calculations.status(projectId, id).orElseThrow(() -> ApiError.notFound("Query " + id + " not found.")))
+                .compose(project -> calculations.status(projectId, id))
+                .map(found -> found.orElseThrow(() -> ApiError.notFound("Query " + id + " not found.")))
                 .onSuccess(status -> {
                     final ObjectNode body = Json.mapper().createObjectNode();
                     body.set("query_status", status);
@@ -101,7 +102,8 @@ public final class QueryRoutes {
         final long projectId = Params.pathId(ctx, "project_id");
         final String id = ctx.pathParam("query_id");
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .map(project -> switch (calculations.cancelAndForget(projectId, id)) {
+                .compose(project -> calculations.cancelAndForget(projectId, id))
+                .map(cancellation -> switch (cancellation) {
                     case CANCELLED -> "Query cancelled";
                     case ALREADY_COMPLETE -> "Query already complete";
                     case UNKNOWN -> "Query not found";

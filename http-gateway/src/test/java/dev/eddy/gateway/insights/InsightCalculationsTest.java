@@ -18,7 +18,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -188,11 +187,11 @@ class InsightCalculationsTest {
     @Test
     void cancelStopsTheRunningCalculationAndDropsWhatItProduces() {
         calculations.withResults(project, insight(1, RECENT), new InsightCalculations.Read(RefreshMode.ASYNC, 5L, "q-1", false));
-        assertThat(calculations.cancel(8, "q-1")).as("another project's").isFalse();
-        assertThat(calculations.cancel(7, "unknown")).isFalse();
+        assertThat(calculations.cancel(8, "q-1").result()).as("another project's").isFalse();
+        assertThat(calculations.cancel(7, "unknown").result()).isFalse();
 
         clock.advance(Duration.ofSeconds(1));
-        assertThat(calculations.cancel(7, "q-1")).isTrue();
+        assertThat(calculations.cancel(7, "q-1").result()).isTrue();
 
         assertThat(engine.last().control().isCancelled()).as("the scan stops at its next check").isTrue();
         engine.last().promise().complete(RESULT);
@@ -205,7 +204,7 @@ class InsightCalculationsTest {
         assertThat(status.get("error").asBoolean()).isTrue();
         assertThat(status.get("error_message").asText()).isEqualTo("The calculation was cancelled.");
         assertThat(status.get("end_time").asText()).isEqualTo("2024-03-10T12:00:01Z");
-        assertThat(calculations.cancel(7, "q-1")).as("already over").isFalse();
+        assertThat(calculations.cancel(7, "q-1").result()).as("already over").isFalse();
 
         clock.advance(Duration.ofMinutes(11));
         assertThat(read(insight(1, RECENT), RefreshMode.FORCE_CACHE).queryStatus()).as("past the status retention").isNull();
@@ -216,7 +215,7 @@ class InsightCalculationsTest {
         final Future<Insight> blocking = calculations.withResults(project, insight(1, RECENT),
                 new InsightCalculations.Read(RefreshMode.BLOCKING, null, "b-1", false));
 
-        assertThat(calculations.cancel(7, "b-1")).isTrue();
+        assertThat(calculations.cancel(7, "b-1").result()).isTrue();
         engine.last().promise().fail(ApiError.cancelled("The calculation was cancelled."));
 
         assertThat(((ApiError) blocking.cause()).status()).isEqualTo(409);
@@ -285,11 +284,11 @@ class InsightCalculationsTest {
         return shown.result();
     }
 
-    private static InsightsConfig config(final int maxRunning) {
+    static InsightsConfig config(final int maxRunning) {
         return new InsightsConfig(Duration.ofSeconds(30), FreshnessTest.POSTHOG, new InsightsConfig.Async(maxRunning, Duration.ofMinutes(10)), 0, 0);
     }
 
-    private static Project project(final String timezone) {
+    static Project project(final String timezone) {
         return new Project(7, UUID.randomUUID(), UUID.randomUUID(), "p", "token", timezone, 0, json("[]"), null, null);
     }
 
@@ -299,7 +298,7 @@ class InsightCalculationsTest {
     }
 
     /** Calculations that finish when the test completes their promise. */
-    private static final class FakeEngine implements InsightCalculations.Engine {
+    static final class FakeEngine implements InsightCalculations.Engine {
         final List<Call> calls = new ArrayList<>();
 
         record Call(JsonNode filter, QueryControl control, Promise<JsonNode> promise) {
@@ -323,7 +322,7 @@ class InsightCalculationsTest {
         }
     }
 
-    private static final class MutableClock extends Clock {
+    static final class MutableClock extends Clock {
         private Instant now = START;
 
         void advance(final Duration by) {
