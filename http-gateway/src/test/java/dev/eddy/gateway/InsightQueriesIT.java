@@ -339,6 +339,25 @@ class InsightQueriesIT extends EddyIT {
     }
 
     @Test
+    void resultsExportAsPostHogsCsv() {
+        final HttpResponse<String> trend = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/trend/?format=csv",
+                "{\"events\":[{\"id\":\"$pageview\",\"properties\":[{\"key\":\"$browser\",\"value\":[\"Chrome\",\"Firefox\",\"Edge\","
+                        + "\"Safari\"]}]}]," + RANGE + "}");
+        assertThat(trend.statusCode()).isEqualTo(200);
+        assertThat(trend.headers().firstValue("Content-Type").orElse("")).startsWith("text/csv");
+        assertThat(trend.body().lines()).containsExactly(
+                "series,9-Jan-2020,10-Jan-2020,11-Jan-2020,12-Jan-2020,13-Jan-2020,14-Jan-2020,15-Jan-2020,16-Jan-2020,17-Jan-2020,18-Jan-2020,"
+                        + "19-Jan-2020",
+                "$pageview,1,0,1,3,1,0,2,0,1,0,1");
+
+        final HttpResponse<String> funnel = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/?format=csv", FUNNEL);
+        assertThat(funnel.statusCode()).isEqualTo(200);
+        assertThat(funnel.body().lines()).containsExactly(
+                "name,breakdown_value,action_id,count,median_conversion_time (seconds),average_conversion_time (seconds)",
+                "signed up,,signed up,4,,", "paid,,paid,3,3600.0,4800.0");
+    }
+
+    @Test
     void badFunnelsAre400WithPostHogsWords() {
         final HttpResponse<String> oneStep = eddy.request(eddy.personalKey(), "POST", "/api/projects/1/insights/funnel/",
                 "{\"events\":[{\"id\":\"signed up\"}]}");
