@@ -24,10 +24,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,9 +56,7 @@ import org.slf4j.LoggerFactory;
 public final class InsightCalculations {
     private static final Logger LOG = LoggerFactory.getLogger(InsightCalculations.class);
     private static final String CONCURRENCY_LIMIT = "concurrency_limit_exceeded";
-    private static final String CANCELLED = "The calculation was cancelled.";
-    /** How long after its time limit a calculation may still write its end (a margin for the last partials and the write). */
-    private static final Duration FINISHING = Duration.ofSeconds(30);
+    private static final String CANCELLED = CalculationStatuses.CANCELLED;
 
     /** The trend, funnel, stickiness and lifecycle engine: {@link InsightQueryService}'s calculations. */
     public interface Engine {
@@ -122,10 +118,7 @@ public final class InsightCalculations {
     private final InsightsConfig.Async async;
     private final InsightsConfig config;
     private final SharedResults shared;
-    /** Calculations by id, running or recently finished. */
-    private final Map<String, QueryStatus> byId = new ConcurrentHashMap<>();
-    /** The latest background calculation of each result. */
-    private final Map<ResultCache.Key, QueryStatus> byKey = new ConcurrentHashMap<>();
+    private final CalculationStatuses statuses;
 
     /** Calculations kept in this gateway's memory only. */
     public InsightCalculations(final Engine engine, final InsightsConfig config, final Clock clock) {
@@ -151,13 +144,7 @@ public final class InsightCalculations {
         this.async = config.async();
         this.config = config;
         this.shared = shared;
-        // Another gateway cancelled a calculation running here: stop it (its shared status is already cancelled).
-        shared.onCancelled((projectId, id) -> {
-            final QueryStatus status = byId.get(id);
-            if (status != null && status.projectId() == projectId) {
-                status.cancel(CANCELLED, clock.instant());
-            }
-        });
+        this.statuses = new CalculationStatuses(clock, config.async().statusRetention(), config.queryTimeout(), shared);
     }
 
     /**
@@ -177,7 +164,7 @@ public final class InsightCalculations {
      */
     public Future<Insight.Results> results(final Project project, final Long insightId, final InsightCalculation calculation,
                                            final Read read) {
-        purge();
+        statuses.purge();
         final String timezone = project.timezone();
         if (calculation.kind() == InsightCalculation.Kind.NOTHING) {
             return Future.succeededFuture(empty(timezone, null));
@@ -206,17 +193,17 @@ public final class InsightCalculations {
         if (cached.isPresent()) {
             final ResultCache.Entry entry = cached.get();
             if (!stale(job, entry, false)) {
-                return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
+                return Future.succeededFuture(cachedResults(job, entry, statuses.shown(key, entry)));
             }
             switch (mode) {
                 case FORCE_CACHE -> {
-                    return Future.succeededFuture(cachedResults(job, entry, shownStatus(key, entry)));
+                    return Future.succeededFuture(cachedResults(job, entry, statuses.shown(key, entry)));
                 }
                 case ASYNC, ASYNC_EXCEPT_ON_CACHE_MISS -> {
                     return Future.succeededFuture(cachedResults(job, entry, enqueue(job)));
                 }
                 case LAZY_ASYNC -> {
-                    final JsonNode status = stale(job, entry, true) ? enqueue(job) : shownStatus(key, entry);
+                    final JsonNode status = stale(job, entry, true) ? enqueue(job) : statuses.shown(key, entry);
                     return Future.succeededFuture(cachedResults(job, entry, status));
                 }
                 default -> {
@@ -226,7 +213,7 @@ public final class InsightCalculations {
         } else {
             switch (mode) {
                 case FORCE_CACHE -> {
-                    return Future.succeededFuture(empty(timezone, shownStatus(key, null)));
+                    return Future.succeededFuture(empty(timezone, statuses.shown(key, null)));
                 }
                 case ASYNC, LAZY_ASYNC -> {
                     return Future.succeededFuture(empty(timezone, enqueue(job)));
@@ -291,32 +278,18 @@ public final class InsightCalculations {
      * @return whether a running calculation was cancelled
      */
     public Future<Boolean> cancel(final long projectId, final String clientQueryId) {
-        final QueryStatus status = byId.get(clientQueryId);
-        if (status != null && status.projectId() == projectId) {
-            if (!status.cancel(CANCELLED, clock.instant())) {
-                return Future.succeededFuture(false);
-            }
-            return shared.finished(projectId, clientQueryId, status.toJson(), expiry(clock.instant())).map(true);
-        }
-        return shared.status(projectId, clientQueryId, clock.instant()).compose(found -> found.isEmpty() || found.get().path("complete").asBoolean()
-                ? Future.succeededFuture(false)
-                : shared.cancel(projectId, clientQueryId, cancelledStatus(found.get()), expiry(clock.instant())));
+        return statuses.cancel(projectId, clientQueryId);
     }
 
     /** What {@link #cancelAndForget} found. */
     public enum Cancellation { CANCELLED, ALREADY_COMPLETE, UNKNOWN }
 
     /**
-     * The status of the project's calculation {@code id} (PostHog's {@code QueryStatus}) while it is known: running,
-     * or finished within {@code insights.async.status-retention}.
+     * The status of the project's calculation {@code id} (PostHog's {@code QueryStatus}) while it is known, on any
+     * gateway: running, or finished within {@code insights.async.status-retention}.
      */
     public Future<Optional<ObjectNode>> status(final long projectId, final String id) {
-        purge();
-        final QueryStatus status = byId.get(id);
-        if (status != null && status.projectId() == projectId) {
-            return Future.succeededFuture(Optional.of(status.toJson()));
-        }
-        return shared.status(projectId, id, clock.instant());
+        return statuses.status(projectId, id);
     }
 
     /**
@@ -324,35 +297,7 @@ public final class InsightCalculations {
      * does, wherever it runs, and its status is forgotten, as PostHog deletes it.
      */
     public Future<Cancellation> cancelAndForget(final long projectId, final String id) {
-        final QueryStatus status = byId.get(id);
-        if (status != null && status.projectId() == projectId) {
-            final boolean cancelled = status.cancel(CANCELLED, clock.instant());
-            byId.remove(id, status);
-            byKey.values().remove(status);
-            return shared.forget(projectId, id).map(cancelled ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE);
-        }
-        return shared.status(projectId, id, clock.instant()).compose(found -> {
-            if (found.isEmpty()) {
-                return Future.succeededFuture(Cancellation.UNKNOWN);
-            }
-            final Future<Cancellation> cancelled = found.get().path("complete").asBoolean()
-                    ? Future.succeededFuture(Cancellation.ALREADY_COMPLETE)
-                    : shared.cancel(projectId, id, cancelledStatus(found.get()), expiry(clock.instant()))
-                    .map(running -> running ? Cancellation.CANCELLED : Cancellation.ALREADY_COMPLETE);
-            return cancelled.compose(c -> shared.forget(projectId, id).map(c));
-        });
-    }
-
-    /** A status as cancelled now. */
-    private ObjectNode cancelledStatus(final ObjectNode status) {
-        final Instant now = clock.instant();
-        return status.deepCopy().put("complete", true).put("error", true).put("error_message", CANCELLED)
-                .put("end_time", IsoInstants.format(now)).put("expiration_time", IsoInstants.format(expiry(now)));
-    }
-
-    /** When a status completed at {@code end} stops being shown. */
-    private Instant expiry(final Instant end) {
-        return end.plus(async.statusRetention());
+        return statuses.cancelAndForget(projectId, id);
     }
 
     /** One calculation to do: which insight, what it asks for, and under which key its result is kept. */
@@ -363,8 +308,7 @@ public final class InsightCalculations {
         final QueryControl control = engine.control();
         final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(),
                 clock.instant(), async.statusRetention(), control);
-        // Registered only so that a client which named the calculation can cancel it.
-        byId.put(status.id(), status);
+        statuses.waitedFor(status);
         return run(job, control)
                 .map(entry -> {
                     if (!status.succeed(null, entry.lastRefresh())) {
@@ -380,7 +324,7 @@ public final class InsightCalculations {
                     }
                     return Future.succeededFuture(empty(job.project().timezone(), status.toJson()));
                 })
-                .onComplete(done -> byId.remove(status.id(), status));
+                .onComplete(done -> statuses.done(status));
     }
 
     /**
@@ -388,42 +332,28 @@ public final class InsightCalculations {
      * Beyond {@code insights.async.max-running} it answers PostHog's {@code concurrency_limit_exceeded} status.
      */
     private JsonNode enqueue(final Job job) {
-        final QueryStatus running = byKey.get(job.key());
-        if (running != null && !running.complete()) {
-            return running.toJson();
+        final Optional<QueryStatus> running = statuses.running(job.key());
+        if (running.isPresent()) {
+            return running.get().toJson();
         }
         final Instant now = clock.instant();
-        if (byId.values().stream().filter(s -> !s.complete()).count() >= async.maxRunning()) {
+        if (statuses.runningHere() >= async.maxRunning()) {
             return QueryStatus.failed(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(), now,
                     async.statusRetention(), CONCURRENCY_LIMIT).toJson();
         }
         final QueryControl control = engine.control();
         final QueryStatus status = new QueryStatus(id(job.read()), job.project().id(), job.insightId(), job.read().dashboardId(), now,
                 async.statusRetention(), control);
-        byId.put(status.id(), status);
-        byKey.put(job.key(), status);
         final ObjectNode answer = status.toJson();
-        final long projectId = job.project().id();
-        // Shared before it runs, so a poll on another gateway finds it; its end is written only if nobody cancelled it meanwhile.
-        shared.started(projectId, status.id(), answer, now.plus(config.queryTimeout()).plus(FINISHING))
-                .onFailure(e -> LOG.warn("could not share a calculation's status; only this gateway knows it", e))
-                .transform(v -> run(job, control))
-                .onComplete(done -> {
-                    final boolean completedHere = done.succeeded()
-                            ? status.succeed(response(job, done.result()), done.result().lastRefresh())
-                            : status.fail(message(done.cause()), clock.instant());
-                    if (completedHere) {
-                        shared.finished(projectId, status.id(), status.toJson(), expiry(clock.instant()))
-                                .onSuccess(ours -> {
-                                    if (!ours) {
-                                        // Cancelled or forgotten on another gateway first: that is its status.
-                                        byId.remove(status.id(), status);
-                                        byKey.remove(job.key(), status);
-                                    }
-                                })
-                                .onFailure(e -> LOG.warn("could not share a calculation's end; only this gateway knows it", e));
-                    }
-                });
+        // Shared before it runs, so that a poll on another gateway finds it.
+        statuses.started(status, job.key()).compose(v -> run(job, control)).onComplete(done -> {
+            final boolean completedHere = done.succeeded()
+                    ? status.succeed(response(job, done.result()), done.result().lastRefresh())
+                    : status.fail(message(done.cause()), clock.instant());
+            if (completedHere) {
+                statuses.finished(status, job.key());
+            }
+        });
         return answer;
     }
 
@@ -448,22 +378,6 @@ public final class InsightCalculations {
                     .onFailure(e -> LOG.warn("could not share a calculated result; other gateways will calculate it themselves", e));
             return entry;
         });
-    }
-
-    /**
-     * The status an insight shows with a cached result or a miss: a calculation running for it, or one that failed
-     * after the cached result was calculated.
-     */
-    private JsonNode shownStatus(final ResultCache.Key key, final ResultCache.Entry cached) {
-        final QueryStatus status = byKey.get(key);
-        if (status == null) {
-            return null;
-        }
-        if (!status.complete()) {
-            return status.toJson();
-        }
-        final boolean newerFailure = status.failed() && (cached == null || status.endTime().isAfter(cached.lastRefresh()));
-        return newerFailure ? status.toJson() : null;
     }
 
     private boolean stale(final Job job, final ResultCache.Entry entry, final boolean lazy) {
@@ -521,13 +435,6 @@ public final class InsightCalculations {
 
     private static Insight.Results empty(final String timezone, final JsonNode status) {
         return new Insight.Results(null, null, null, null, null, null, null, null, false, timezone, status);
-    }
-
-    /** Drops finished statuses past their retention. */
-    private void purge() {
-        final Instant now = clock.instant();
-        byId.values().removeIf(s -> s.expired(now));
-        byKey.values().removeIf(s -> s.expired(now));
     }
 
     private static String id(final Read read) {
