@@ -53,6 +53,7 @@ import dev.eddy.gateway.sharing.SharedPage;
 import dev.eddy.gateway.sharing.SharingRepository;
 import dev.eddy.gateway.sharing.SharingRoutes;
 import dev.eddy.gateway.trends.EventCountRoutes;
+import dev.eddy.gateway.trends.InsightActors;
 import dev.eddy.gateway.trends.InsightPersonsRoutes;
 import dev.eddy.gateway.trends.InsightQueryRoutes;
 import dev.eddy.gateway.trends.InsightQueryService;
@@ -186,6 +187,7 @@ final class GatewayRoutes {
     private List<Consumer<Router>> management() {
         final PersonsService persons = reads.persons();
         final InsightQueryService insightQueries = reads.insightQueries();
+        final InsightActors insightActors = new InsightActors(insightQueries, persons);
         final ProjectAddressing addressing = new ProjectAddressing(projects);
         return List.of(
                 ProjectAddressing::mountEnvironments,
@@ -197,14 +199,14 @@ final class GatewayRoutes {
                 contract::mountValidation,
                 new ProjectRoutes(projects)::mount,
                 new EventCountRoutes(projects, reads.eventCounts())::mount,
-                new InsightPersonsRoutes(projects, insightQueries, persons)::mount,
+                new InsightPersonsRoutes(projects, insightActors)::mount,
                 new PersonsRoutes(projects, persons)::mount,
                 new InsightQueryRoutes(projects, insightQueries)::mount,
                 new InsightRoutes(projects, insights, new ActivityLog(shared.pool()), (project, dashboard) -> dashboards
                         .find(project, 0, dashboard).map(d -> d.filter(x -> !x.deleted()).map(Dashboard::filters)
                                 .orElseGet(() -> Json.mapper().createObjectNode())), calculations, shared.registry())::mount,
                 new DashboardRoutes(projects, dashboards, calculations, live::viewed)::mount,
-                new QueryRoutes(projects, calculations, new ListQueries(reads.persons(), reads.inliner(), reads.scatter(),
+                new QueryRoutes(projects, calculations, new ListQueries(persons, insightActors, reads.inliner(), reads.scatter(),
                         shared.config().insights().queryTimeout()))::mount,
                 new ActivityRoutes(projects, new ActivityLog(shared.pool()))::mount,
                 new CollaboratorRoutes(projects, dashboards, new Collaborators(shared.pool()), users)::mount,

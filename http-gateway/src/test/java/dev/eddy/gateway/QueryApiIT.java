@@ -170,6 +170,51 @@ class QueryApiIT extends EddyIT {
     }
 
     @Test
+    void anActorsQueryOfAnInsightsNumberListsItsPersons() {
+        // The 12th's pageviews: p1, p2 and p3, one each.
+        final JsonNode day = actors("{\"kind\":\"InsightActorsQuery\",\"source\":" + TREND + ",\"day\":\"2020-01-12\",\"series\":0}",
+                "[\"actor\",\"event_count\",\"matched_recordings\"]");
+        assertThat(day.get("columns").toString()).isEqualTo("[\"actor\",\"event_count\",\"matched_recordings\"]");
+        assertThat(day.get("results")).extracting(r -> r.get(0).get("distinct_ids").get(0).asText() + "=" + r.get(1).asInt())
+                .containsExactlyInAnyOrder("p1=1", "p2=1", "p3=1");
+        assertThat(day.get("results").get(0).get(2)).isEmpty();
+        assertThat(day.get("hasMore").asBoolean()).isFalse();
+        // The whole range, most events first: p1 came six times.
+        final JsonNode all = actors("{\"kind\":\"InsightActorsQuery\",\"source\":" + TREND + "}", null);
+        assertThat(all.get("columns").toString()).isEqualTo("[\"actor\",\"event_count\"]");
+        assertThat(all.get("results").get(0).get(0).get("properties").get("email").asText()).isEqualTo("p1@example.com");
+        assertThat(all.get("results").get(0).get(1).asInt()).isEqualTo(6);
+        assertThat(all.get("results")).hasSize(5);
+
+        // Stickiness: p3 and p4 came on exactly one day.
+        final JsonNode once = actors("{\"kind\":\"InsightActorsQuery\",\"source\":{\"kind\":\"StickinessQuery\",\"series\":[{\"kind\":"
+                + "\"EventsNode\",\"event\":\"$pageview\"}],\"interval\":\"day\"," + RANGE + "},\"day\":1}", "[\"properties.email\"]");
+        assertThat(once.get("results")).extracting(r -> r.get(0).asText()).containsExactlyInAnyOrder("p3@example.com", "p4@example.com");
+
+        // Lifecycle: on the 12th p3 is new.
+        final JsonNode fresh = actors("{\"kind\":\"InsightActorsQuery\",\"source\":{\"kind\":\"LifecycleQuery\",\"series\":[{\"kind\":"
+                + "\"EventsNode\",\"event\":\"$pageview\"}],\"interval\":\"day\",\"dateRange\":{\"date_from\":\"2020-01-12\","
+                + "\"date_to\":\"2020-01-14\"}},\"day\":\"2020-01-12\",\"status\":\"new\"}", "[\"properties.email\"]");
+        assertThat(fresh.get("results")).extracting(r -> r.get(0).asText()).containsExactly("p3@example.com");
+
+        // Retention: the week of the 5th's first-timers p1, p2 and p5, each with the weeks they came in.
+        final JsonNode cohort = actors("{\"kind\":\"InsightActorsQuery\",\"source\":{\"kind\":\"RetentionQuery\",\"dateRange\":"
+                + "{\"date_to\":\"2020-01-15\"},\"retentionFilter\":{\"period\":\"Week\",\"totalIntervals\":3,\"retentionType\":"
+                + "\"retention_first_time\",\"targetEntity\":{\"id\":\"$pageview\",\"type\":\"events\"}}},\"interval\":1}",
+                "[\"properties.email\",\"appearances\"]");
+        assertThat(cohort.get("results")).extracting(r -> r.get(0).asText() + " " + r.get(1))
+                .containsExactlyInAnyOrder("p1@example.com [1,1]", "p2@example.com [1,1]", "p5@example.com [1,0]");
+
+        // A funnel's converted and dropped persons.
+        final String funnel = "{\"kind\":\"FunnelsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"signed up\"},{\"kind\":"
+                + "\"EventsNode\",\"event\":\"paid\"}],\"dateRange\":{\"date_from\":\"2021-05-01\",\"date_to\":\"2021-05-03\"}}";
+        assertThat(actors("{\"kind\":\"FunnelsActorsQuery\",\"source\":" + funnel + ",\"funnelStep\":2}", "[\"actor\"]").get("results"))
+                .extracting(r -> r.get(0).get("distinct_ids").get(0).asText()).containsExactlyInAnyOrder("f1", "f2", "f4");
+        assertThat(actors("{\"kind\":\"FunnelsActorsQuery\",\"source\":" + funnel + ",\"funnelStep\":-2}", "[\"actor\"]").get("results"))
+                .extracting(r -> r.get(0).get("distinct_ids").get(0).asText()).containsExactly("f3");
+    }
+
+    @Test
     void anEventsQueryListsEventsNewestFirstWithTheColumnsAsked() {
         final JsonNode january = TestEddy.json(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"*\",\"event\",\"person\","
                 + "\"properties.$browser -- Browser\",\"timestamp\",\"coalesce(properties.$current_url, properties.$screen_name, event) -- Url\"],"
@@ -231,6 +276,13 @@ class QueryApiIT extends EddyIT {
                 .containsExactly("opened s3", "opened s2", "opened s1", "paid f4", "paid f2", "paid f1");
         assertThat(query("{\"query\":{\"kind\":\"EventsQuery\",\"select\":[\"event\"],\"actionId\":999999}}").statusCode())
                 .as("an action the project does not have").isEqualTo(400);
+    }
+
+    private static JsonNode actors(final String source, final String select) {
+        final HttpResponse<String> response = query("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":" + source
+                + (select == null ? "" : ",\"select\":" + select) + "}}");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return TestEddy.json(response);
     }
 
     private static HttpResponse<String> query(final String body) {

@@ -49,7 +49,23 @@ class QueryRequestsTest extends RouteTest {
         assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"offset\":-1}}", "offset", "'offset' must be an integer from 0");
         assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"orderBy\":[\"properties.email ASC\"]}}", "orderBy", "newest first only");
         assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"properties\":\"plan\"}}", "properties", "must be a list of property filters");
-        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\"}}}", "source", "persons_urls");
+        final String trend = "{\"kind\":\"TrendsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}]}";
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"TrendsQuery\"}}}", "source",
+                "must be an InsightActorsQuery or a FunnelsActorsQuery");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\",\"source\":{\"kind\":"
+                + "\"PathsQuery\"}}}}", "source", "The persons of PathsQuery insights are not listed by Eddy.");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\",\"source\":" + trend
+                + ",\"compare\":\"previous\"}}}", "source", "previous period");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\",\"source\":" + trend
+                + ",\"series\":1}}}", "series", "one of the query's 1 series");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\",\"source\":" + trend
+                + ",\"day\":\"yesterday\"}}}", "day", "a data point's date");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"InsightActorsQuery\",\"source\":{\"kind\":"
+                + "\"LifecycleQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"$pageview\"}]},\"day\":\"2020-01-12\"}}}",
+                "status", "'status' is required.");
+        assertRefused("{\"query\":{\"kind\":\"ActorsQuery\",\"source\":{\"kind\":\"FunnelsActorsQuery\",\"source\":{\"kind\":"
+                + "\"FunnelsQuery\",\"series\":[{\"kind\":\"EventsNode\",\"event\":\"a\"},{\"kind\":\"EventsNode\",\"event\":\"b\"}]}}}}",
+                "funnelStep", "'funnelStep' is required.");
     }
 
     @Test

@@ -9,6 +9,8 @@ import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.gateway.streams.Scatter;
+import dev.eddy.gateway.trends.InsightActors;
+import dev.eddy.gateway.trends.InsightActorsQueries;
 import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.persons.PersonQuery;
 import dev.eddy.query.insights.EventListRead;
@@ -44,22 +46,27 @@ public final class ListQueries {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 10_000;
     private static final List<String> DEFAULT_ACTOR_COLUMNS = List.of("person", "id", "created_at");
+    private static final List<String> DEFAULT_INSIGHT_ACTOR_COLUMNS = List.of("actor", "event_count");
 
     private static final String DEFAULT_AFTER = "-24h";
 
     private final PersonsService persons;
+    private final InsightActors actors;
     private final QueryInliner inliner;
     private final Scatter scatter;
     private final Duration timeout;
 
     /**
+     * @param actors  the persons behind an insight's number
      * @param inliner puts the definitions of the actions and cohorts a filter names into it
      * @param scatter asks every streams instance for its share of an events list ({@link EventListRead}, registered
      *                where the scatter's reads are)
      * @param timeout how long listing may take across the instances ({@code insights.query-timeout})
      */
-    public ListQueries(final PersonsService persons, final QueryInliner inliner, final Scatter scatter, final Duration timeout) {
+    public ListQueries(final PersonsService persons, final InsightActors actors, final QueryInliner inliner, final Scatter scatter,
+                       final Duration timeout) {
         this.persons = persons;
+        this.actors = actors;
         this.inliner = inliner;
         this.scatter = scatter;
         this.timeout = timeout;
@@ -72,8 +79,7 @@ public final class ListQueries {
      */
     public Future<ObjectNode> actors(final Project project, final JsonNode node) {
         if (node.hasNonNull("source")) {
-            return Future.failedFuture(ApiError.badRequest("unsupported_query", "An ActorsQuery with a 'source' (the actors behind an "
-                    + "insight's number) is not supported by Eddy: follow the insight result's persons_urls / people_url instead.", "source"));
+            return insightActors(project, node);
         }
         final List<PersonColumn> columns = columns(node.get("select"), DEFAULT_ACTOR_COLUMNS);
         final int limit = bounded(node, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
@@ -89,6 +95,25 @@ public final class ListQueries {
                     final ArrayNode row = results.addArray();
                     columns.forEach(column -> row.add(column.value(person)));
                 }), page.count() > (long) offset + page.results().size(), limit, offset).put("missing_actors_count", 0));
+    }
+
+    /**
+     * An {@code ActorsQuery} whose {@code source} names an insight's number ({@link InsightActorsQueries}): its persons,
+     * in the order the legacy persons pages list them, {@code limit} (default 100, at most 1,000) from {@code offset};
+     * default columns {@code actor} and {@code event_count}.
+     */
+    private Future<ObjectNode> insightActors(final Project project, final JsonNode node) {
+        final InsightActorsQueries asked = InsightActorsQueries.of(node.get("source"), ZoneId.of(project.timezone()));
+        final List<PersonColumn> columns = columns(node.get("select"), DEFAULT_INSIGHT_ACTOR_COLUMNS);
+        final int limit = bounded(node, "limit", DEFAULT_LIMIT, 1, InsightActors.MAX_LIMIT);
+        final int offset = bounded(node, "offset", 0, 0, Integer.MAX_VALUE);
+        final ObjectNode request = asked.request();
+        request.put("limit", limit);
+        request.put("offset", offset);
+        return actors.page(project, asked.kind(), request).map(page -> table(columns, results -> page.actors().forEach(actor -> {
+            final ArrayNode row = results.addArray();
+            columns.forEach(column -> row.add(column.value(actor)));
+        }), page.total() > (long) offset + limit, limit, offset).put("missing_actors_count", page.missing()));
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.persons.PersonsRoutes;
+import dev.eddy.gateway.trends.InsightActors;
 import dev.eddy.persons.PersonState;
 import dev.eddy.serde.Json;
 import java.util.function.Function;
@@ -17,33 +18,47 @@ import java.util.function.Function;
  * ({@code {display_name, id, distinct_id}}), {@code id}, {@code created_at}, {@code is_identified},
  * {@code properties} (JSON text, as HogQL answers a JSON column), {@code properties.<key>} (the value as text, as
  * HogQL reads a property; null when absent), and {@code person.$delete}, a column PostHog's UI draws its delete button
- * in (null).
+ * in (null); of the persons behind an insight's number, also {@code actor} (as {@code person}), {@code event_count}
+ * (their events at a trend's data point), {@code appearances} (a retention cohort's periods, 1 or 0 each) and
+ * {@code matched_recordings} (none: Eddy keeps no recordings).
  */
-record PersonColumn(String expression, String type, Function<PersonState, JsonNode> value) implements QueryColumn {
+record PersonColumn(String expression, String type, Function<InsightActors.Actor, JsonNode> value) implements QueryColumn {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+    /** The column's value for a person of a list (no value of its own). */
     JsonNode value(final PersonState person) {
-        return value.apply(person);
+        return value.apply(new InsightActors.Actor(person, NODES.nullNode()));
+    }
+
+    /** The column's value for a person behind an insight's number. */
+    JsonNode value(final InsightActors.Actor actor) {
+        return value.apply(actor);
     }
 
     static PersonColumn parse(final String expression) {
         final int comment = expression.indexOf("--");
         final String field = (comment < 0 ? expression : expression.substring(0, comment)).trim();
         return switch (field) {
-            case "person" -> new PersonColumn(expression, "Tuple(UUID, String, String, Bool, DateTime64(6, 'UTC'))", PersonColumn::actor);
-            case "person_display_name" -> new PersonColumn(expression, "Tuple(String, UUID, String)", PersonColumn::displayName);
-            case "id" -> new PersonColumn(expression, "UUID", p -> NODES.textNode(p.uuid()));
-            case "created_at" -> new PersonColumn(expression, "DateTime64(6, 'UTC')", p -> NODES.textNode(ListQueries.date(p.createdAt())));
-            case "is_identified" -> new PersonColumn(expression, "Bool", p -> NODES.booleanNode(p.isIdentified()));
-            case "properties" -> new PersonColumn(expression, "String", p -> NODES.textNode(p.properties().toString()));
-            case "person.$delete" -> new PersonColumn(expression, "Nothing", p -> NODES.nullNode());
+            case "person", "actor" -> new PersonColumn(expression, "Tuple(UUID, String, String, Bool, DateTime64(6, 'UTC'))",
+                    a -> actor(a.person()));
+            case "person_display_name" -> new PersonColumn(expression, "Tuple(String, UUID, String)", a -> displayName(a.person()));
+            case "id" -> new PersonColumn(expression, "UUID", a -> NODES.textNode(a.person().uuid()));
+            case "created_at" -> new PersonColumn(expression, "DateTime64(6, 'UTC')",
+                    a -> NODES.textNode(ListQueries.date(a.person().createdAt())));
+            case "is_identified" -> new PersonColumn(expression, "Bool", a -> NODES.booleanNode(a.person().isIdentified()));
+            case "properties" -> new PersonColumn(expression, "String", a -> NODES.textNode(a.person().properties().toString()));
+            case "person.$delete" -> new PersonColumn(expression, "Nothing", a -> NODES.nullNode());
+            case "event_count" -> new PersonColumn(expression, "UInt64", a -> a.value().isNumber() ? a.value() : NODES.nullNode());
+            case "appearances" -> new PersonColumn(expression, "Array(UInt8)", a -> a.value().isArray() ? a.value() : NODES.nullNode());
+            case "matched_recordings" -> new PersonColumn(expression, "Array(Tuple)", a -> NODES.arrayNode());
             default -> {
                 final String key = property(field);
                 if (key == null) {
-                    throw ApiError.badRequest("unsupported_query", "Eddy answers an ActorsQuery's columns person, person_display_name, id, "
-                            + "created_at, is_identified, properties, properties.<key> and person.$delete, not '" + field + "'.", "select");
+                    throw ApiError.badRequest("unsupported_query", "Eddy answers an ActorsQuery's columns person (or actor), person_display_name, "
+                            + "id, created_at, is_identified, properties, properties.<key>, person.$delete, and of an insight's persons "
+                            + "event_count, appearances and matched_recordings, not '" + field + "'.", "select");
                 }
-                yield new PersonColumn(expression, "Nullable(String)", p -> text(p.properties().get(key)));
+                yield new PersonColumn(expression, "Nullable(String)", a -> text(a.person().properties().get(key)));
             }
         };
     }

@@ -1,19 +1,15 @@
 package dev.eddy.gateway.trends;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.persons.PersonsRoutes;
-import dev.eddy.gateway.persons.PersonsService;
 import dev.eddy.gateway.projects.ProjectRepository;
-import dev.eddy.persons.PersonState;
 import dev.eddy.query.insights.InsightEngine;
 import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
-import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.net.URLEncoder;
@@ -23,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * PostHog's persons behind a number (scope {@code person:read}), as the insights' {@code persons_urls} ask
@@ -43,20 +38,17 @@ import java.util.Optional;
  */
 public final class InsightPersonsRoutes {
     private static final String BASE = "/api/projects/:project_id/persons/";
-    private static final int DEFAULT_LIMIT = 100;
     /** The insights whose persons are listed, by the name of their route. */
     private static final Map<String, InsightEngine.Kind> KINDS = Map.of("trends", InsightEngine.Kind.TREND_ACTORS,
             "stickiness", InsightEngine.Kind.STICKINESS, "lifecycle", InsightEngine.Kind.LIFECYCLE, "retention", InsightEngine.Kind.RETENTION,
             "funnel", InsightEngine.Kind.FUNNEL_ACTORS);
 
     private final ProjectRepository projects;
-    private final InsightQueryService queries;
-    private final PersonsService persons;
+    private final InsightActors actors;
 
-    public InsightPersonsRoutes(final ProjectRepository projects, final InsightQueryService queries, final PersonsService persons) {
+    public InsightPersonsRoutes(final ProjectRepository projects, final InsightActors actors) {
         this.projects = projects;
-        this.queries = queries;
-        this.persons = persons;
+        this.actors = actors;
     }
 
     /** Mount before the persons routes, whose {@code /persons/:uuid} would take {@code trends} for an id. */
@@ -73,29 +65,12 @@ public final class InsightPersonsRoutes {
 
     private void persons(final RoutingContext ctx, final InsightEngine.Kind kind, final ObjectNode request) {
         final long projectId = Params.pathId(ctx, "project_id");
-        if (kind == InsightEngine.Kind.STICKINESS && !request.hasNonNull("stickiness_days")) {
-            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'stickiness_days' is required.", "stickiness_days");
-        }
-        if (kind == InsightEngine.Kind.RETENTION && !request.hasNonNull("selected_interval")) {
-            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'selected_interval' is required.", "selected_interval");
-        }
-        if (kind == InsightEngine.Kind.LIFECYCLE && (!request.hasNonNull("target_date") || !request.hasNonNull("lifecycle_type"))) {
-            throw dev.eddy.gateway.http.ApiError.badRequest("required", "'target_date' and 'lifecycle_type' are required.", null);
-        }
-        final int limit = Math.max(1, Math.min(request.path("limit").asInt(DEFAULT_LIMIT), 1000));
-        final int offset = Math.max(0, request.path("offset").asInt(0));
-        request.put("limit", limit);
-        request.put("offset", offset);
-        if (kind == InsightEngine.Kind.TREND_ACTORS) {
-            // The series as the trend named it, so that an action is inlined and its own filters apply.
-            final ObjectNode entity = request.path("entity").isObject() ? (ObjectNode) request.get("entity") : request.putObject("entity");
-            entity.set("id", request.path("entity_id"));
-            entity.put("type", request.path("entity_type").asText("events"));
-        }
         projects.require(PersonalApiKeyAuth.principal(ctx), projectId)
-                .compose(project -> queries.calculate(kind, project, request))
-                .compose(found -> people(projectId, found))
-                .onSuccess(page -> {
+                .compose(project -> actors.page(project, kind, request))
+                .onSuccess(found -> {
+                    final int limit = request.get("limit").asInt();
+                    final int offset = request.get("offset").asInt();
+                    final Page page = shown(found);
                     final Map<String, Object> body = new LinkedHashMap<>();
                     if (kind == InsightEngine.Kind.RETENTION) {
                         // PostHog's retention persons: each person with the periods it came back in.
@@ -130,34 +105,23 @@ public final class InsightPersonsRoutes {
     private record Page(List<Map<String, Object>> people, long total, int missing) {
     }
 
-    /** The persons of the engine's page, in its order, each with its events at the data point. */
-    private Future<Page> people(final long projectId, final JsonNode found) {
-        final ArrayNode actors = (ArrayNode) found.path("actors");
-        final List<Future<Optional<PersonState>>> reads = new ArrayList<>();
-        actors.forEach(a -> reads.add(persons.byUuid(projectId, a.get(0).asText())));
-        return Future.all(reads).map(all -> {
-            final List<Map<String, Object>> people = new ArrayList<>();
-            int missing = 0;
-            for (int i = 0; i < reads.size(); i++) {
-                final Optional<PersonState> person = all.resultAt(i);
-                if (person.isEmpty()) {
-                    missing++;
-                    continue;
-                }
-                final Map<String, Object> shown = new LinkedHashMap<>();
-                shown.put("type", "person");
-                shown.putAll(PersonsRoutes.person(person.get()));
-                shown.put("matched_recordings", List.of());
-                final JsonNode value = actors.get(i).get(1);
-                if (value.isArray()) {
-                    shown.put("appearances", value);
-                } else {
-                    shown.put("value_at_data_point", value.isNull() ? null : value.asLong());
-                }
-                people.add(shown);
+    /** The engine's page as PostHog's persons pages show each person, with its value at the data point. */
+    private static Page shown(final InsightActors.Page found) {
+        final List<Map<String, Object>> people = new ArrayList<>();
+        for (final InsightActors.Actor actor : found.actors()) {
+            final Map<String, Object> shown = new LinkedHashMap<>();
+            shown.put("type", "person");
+            shown.putAll(PersonsRoutes.person(actor.person()));
+            shown.put("matched_recordings", List.of());
+            final JsonNode value = actor.value();
+            if (value.isArray()) {
+                shown.put("appearances", value);
+            } else {
+                shown.put("value_at_data_point", value.isNull() ? null : value.asLong());
             }
-            return new Page(people, found.path("count").asLong(), missing);
-        });
+            people.add(shown);
+        }
+        return new Page(people, found.total(), found.missing());
     }
 
     /** The same request from {@code offset} on, absolute as PostHog's first {@code next} is. */

@@ -62,7 +62,6 @@ final class PersonsUrls {
         }
         final List<JsonNode> series = series(query);
         final String display = query.path("display").asText("ActionsLineGraph");
-        final String interval = query.path("interval").asText("day");
         for (final JsonNode node : result) {
             if (!(node instanceof ObjectNode item) || !item.path("action").isObject()) {
                 continue;
@@ -86,14 +85,9 @@ final class PersonsUrls {
                 continue;
             }
             final ArrayNode urls = item.putArray("persons_urls");
-            final String math = extra.get("entity_math");
             for (final JsonNode day : item.path("days")) {
-                final ZonedDateTime start = start(day.asText(), zone);
                 final Map<String, String> point = new LinkedHashMap<>(extra);
-                final boolean active = "weekly_active".equals(math) || "monthly_active".equals(math);
-                point.put("date_from", "ActionsLineGraphCumulative".equals(display) ? query.path("date_from").asText("-7d")
-                        : (active ? start.plusDays(1) : start).toOffsetDateTime().toString());
-                point.put("date_to", (active ? start : end(start, interval)).toOffsetDateTime().toString());
+                point.putAll(dataPoint(query, extra.get("entity_math"), day.asText(), zone));
                 urls.add(link(projectId, query, point));
             }
         }
@@ -222,7 +216,7 @@ final class PersonsUrls {
     }
 
     /** The query's series by their order: events and actions together, as the trend ordered them. */
-    private static List<JsonNode> series(final JsonNode query) {
+    static List<JsonNode> series(final JsonNode query) {
         final List<JsonNode> all = new ArrayList<>();
         for (final String kind : List.of("events", "actions")) {
             for (final JsonNode entity : query.path(kind)) {
@@ -231,6 +225,21 @@ final class PersonsUrls {
         }
         all.sort(java.util.Comparator.comparingInt(e -> e.path("order").asInt(-1)));
         return all;
+    }
+
+    /**
+     * The {@code date_from} and {@code date_to} of the trend's data point of {@code day} (its interval's start, as the
+     * item's {@code days} write it) for a series of {@code math}: the interval, the range's start for a cumulative
+     * line, weekly and monthly actives shifted as PostHog shifts them.
+     */
+    static Map<String, String> dataPoint(final JsonNode query, final String math, final String day, final ZoneId zone) {
+        final ZonedDateTime start = start(day, zone);
+        final boolean active = "weekly_active".equals(math) || "monthly_active".equals(math);
+        final Map<String, String> point = new LinkedHashMap<>();
+        point.put("date_from", "ActionsLineGraphCumulative".equals(query.path("display").asText("ActionsLineGraph"))
+                ? query.path("date_from").asText("-7d") : (active ? start.plusDays(1) : start).toOffsetDateTime().toString());
+        point.put("date_to", (active ? start : end(start, query.path("interval").asText("day"))).toOffsetDateTime().toString());
+        return point;
     }
 
     private static ZonedDateTime start(final String day, final ZoneId zone) {
