@@ -49,6 +49,7 @@ final class PersonsUrls {
             case LIFECYCLE -> addLifecycle(project.id(), query, result);
             case RETENTION -> addRetention(project.id(), query, result);
             case FUNNEL -> addFunnel(project.id(), query, result);
+            case FUNNEL_CORRELATION -> addCorrelation(project.id(), query, result);
             default -> {
                 // Paths and the persons pages themselves link to no persons.
             }
@@ -195,6 +196,46 @@ final class PersonsUrls {
                 } else {
                     step.put("dropped_people_url", "/" + link(projectId, "funnel", query, dropped).get("url").asText());
                 }
+            }
+        }
+    }
+
+    /**
+     * A funnel correlation's candidates: each one's {@code success_people_url} and {@code failure_people_url}, the
+     * persons who have it and converted (or not), root-relative to {@code persons/funnel/correlation/} with the
+     * correlation's filter, {@code funnel_correlation_person_converted} and the candidate as PostHog's URLs name it:
+     * an event as {@code funnel_correlation_person_entity} (with its property value, for event properties), a person
+     * property value as {@code funnel_correlation_property_values}.
+     */
+    static void addCorrelation(final long projectId, final JsonNode query, final JsonNode result) {
+        final String type = query.path("funnel_correlation_type").asText("events");
+        for (final JsonNode node : result.path("events")) {
+            if (!(node instanceof ObjectNode item)) {
+                continue;
+            }
+            final String name = item.path("event").path("event").asText();
+            final Map<String, String> candidate = new LinkedHashMap<>();
+            if ("properties".equals(type)) {
+                final String[] parts = name.split("::", 2);
+                final ObjectNode value = Json.mapper().createObjectNode().put("key", parts[0]).put("value", parts.length > 1 ? parts[1] : "")
+                        .put("type", "person").put("operator", "exact");
+                candidate.put("funnel_correlation_property_values", Json.mapper().createArrayNode().add(value).toString());
+            } else {
+                final ObjectNode entity = Json.mapper().createObjectNode();
+                if ("event_with_properties".equals(type)) {
+                    final String[] parts = name.split("::", 3);
+                    entity.put("id", parts[0]).put("type", "events").putArray("properties").addObject().put("key", parts.length > 1 ? parts[1] : "")
+                            .put("value", parts.length > 2 ? parts[2] : "").put("type", "event").put("operator", "exact");
+                } else {
+                    entity.put("id", name).put("type", "events");
+                }
+                candidate.put("funnel_correlation_person_entity", entity.toString());
+            }
+            for (final boolean converted : new boolean[] {true, false}) {
+                final Map<String, String> extra = new LinkedHashMap<>(candidate);
+                extra.put("funnel_correlation_person_converted", Boolean.toString(converted));
+                item.put(converted ? "success_people_url" : "failure_people_url",
+                        "/" + link(projectId, "funnel/correlation", query, extra).get("url").asText());
             }
         }
     }
