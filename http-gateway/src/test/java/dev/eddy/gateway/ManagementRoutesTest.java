@@ -117,6 +117,10 @@ class ManagementRoutesTest {
                         "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.STORE_READ),
                 new Row("GET", P + "/insights/funnel", "/api/projects/1/insights/funnel/?events=" + query("[{\"id\":\"a\"},{\"id\":\"b\"}]"), "insight:read",
                         null, Kind.STORE_READ),
+                new Row("POST", P + "/insights/funnel/correlation", "/api/projects/1/insights/funnel/correlation/", "insight:read",
+                        "{\"events\":[{\"id\":\"a\"},{\"id\":\"b\"}]}", Kind.STORE_READ),
+                new Row("GET", P + "/insights/funnel/correlation", "/api/projects/1/insights/funnel/correlation/?events="
+                        + query("[{\"id\":\"a\"},{\"id\":\"b\"}]"), "insight:read", null, Kind.STORE_READ),
                 new Row("POST", P + "/insights/retention", "/api/projects/1/insights/retention/", "insight:read", "{}", Kind.STORE_READ),
                 new Row("GET", P + "/insights/retention", "/api/projects/1/insights/retention/?period=Week", "insight:read", null, Kind.STORE_READ),
                 new Row("POST", P + "/insights/path", "/api/projects/1/insights/path/", "insight:read", "{}", Kind.STORE_READ),
@@ -133,6 +137,12 @@ class ManagementRoutesTest {
                         + query("[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]"), "person:read", null, Kind.STORE_READ),
                 new Row("POST", P + "/persons/funnel", "/api/projects/1/persons/funnel/", "person:read",
                         "{\"funnel_step\":-2,\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]}", Kind.STORE_READ),
+                new Row("GET", P + "/persons/funnel/correlation", "/api/projects/1/persons/funnel/correlation/?funnel_correlation_person_converted=true"
+                        + "&funnel_correlation_person_entity=" + query("{\"id\":\"c\",\"type\":\"events\"}") + "&events="
+                        + query("[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]"), "person:read", null, Kind.STORE_READ),
+                new Row("POST", P + "/persons/funnel/correlation", "/api/projects/1/persons/funnel/correlation/", "person:read",
+                        "{\"funnel_correlation_person_converted\":\"false\",\"funnel_correlation_person_entity\":{\"id\":\"c\"},"
+                        + "\"events\":[{\"id\":\"a\",\"order\":0},{\"id\":\"b\",\"order\":1}]}", Kind.STORE_READ),
                 new Row("GET", P + "/persons/lifecycle", "/api/projects/1/persons/lifecycle/?target_date=-1d&lifecycle_type=new&events="
                         + query("[{\"id\":\"$pageview\"}]"), "person:read", null, Kind.STORE_READ),
                 new Row("GET", P + "/persons/:uuid", "/api/projects/1/persons/" + UUID.randomUUID() + "/", "person:read", null,

@@ -496,7 +496,6 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
     public void add(final Partial partial, final String person, final List<TimelineEvent> events,
                     final Function<TimelineEvent, PropertyFilter.Source> source, final Instant now) {
         final List<FunnelEvent> fed = new ArrayList<>();
-        final boolean strict = "strict".equals(orderType);
         for (final TimelineEvent e : events) {
             if (!range.contains(e.time())) {
                 continue;
@@ -509,32 +508,10 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
                     continue;
                 }
             }
-            final PropertyFilter.Source props = source.apply(e);
-            if (!global.test(props, now)) {
+            final FunnelEvent event = funnelEvent(e, source.apply(e), now);
+            if (event == null) {
                 continue;
             }
-            final List<Integer> matched = new ArrayList<>();
-            for (final Step step : steps) {
-                if (step.matches(e, props, now)) {
-                    matched.add(step.order());
-                }
-            }
-            final List<Integer> gaps = new ArrayList<>();
-            for (final Exclusion x : exclusions) {
-                if (x.event().map(e.event()::equals).orElse(true) && x.properties().test(props, now)) {
-                    for (int g = x.fromStep(); g < x.toStep(); g++) {
-                        if (!gaps.contains(g)) {
-                            gaps.add(g);
-                        }
-                    }
-                }
-            }
-            // A strict funnel sees every event; the others only those that are a step or an exclusion.
-            if (matched.isEmpty() && gaps.isEmpty() && !strict) {
-                continue;
-            }
-            final FunnelEvent event = new FunnelEvent(e.timeMicros(), e.uuid().toString(), matched.stream().mapToInt(Integer::intValue).toArray(),
-                    gaps.stream().mapToInt(Integer::intValue).toArray(), breakdown.map(b -> b.valueOf(props, now)).orElse(List.of()));
             if (group != null) {
                 partial.groups.computeIfAbsent(group, k -> new ArrayList<>()).add(event);
             } else {
@@ -542,6 +519,88 @@ public final class FunnelQuery implements PartialQuery<FunnelQuery.Partial> {
             }
         }
         evaluate(fed, partial, person);
+    }
+
+    /**
+     * An event in the query's range as the funnel sees it: the steps it matches, the gaps it is excluded in, its
+     * breakdown value; null when the global filters leave it out, or (a funnel that is not strict) when it is neither
+     * a step nor an exclusion.
+     */
+    private FunnelEvent funnelEvent(final TimelineEvent e, final PropertyFilter.Source props, final Instant now) {
+        if (!global.test(props, now)) {
+            return null;
+        }
+        final List<Integer> matched = new ArrayList<>();
+        for (final Step step : steps) {
+            if (step.matches(e, props, now)) {
+                matched.add(step.order());
+            }
+        }
+        final List<Integer> gaps = new ArrayList<>();
+        for (final Exclusion x : exclusions) {
+            if (x.event().map(e.event()::equals).orElse(true) && x.properties().test(props, now)) {
+                for (int g = x.fromStep(); g < x.toStep(); g++) {
+                    if (!gaps.contains(g)) {
+                        gaps.add(g);
+                    }
+                }
+            }
+        }
+        // A strict funnel sees every event; the others only those that are a step or an exclusion.
+        if (matched.isEmpty() && gaps.isEmpty() && !"strict".equals(orderType)) {
+            return null;
+        }
+        return new FunnelEvent(e.timeMicros(), e.uuid().toString(), matched.stream().mapToInt(Integer::intValue).toArray(),
+                gaps.stream().mapToInt(Integer::intValue).toArray(), breakdown.map(b -> b.valueOf(props, now)).orElse(List.of()));
+    }
+
+    /**
+     * When one person's attempt through the funnel (evaluated without breakdown or groups, as a funnel correlation
+     * asks) completed each step it reached, first step first; empty when the person never entered or was excluded.
+     *
+     * @param events the person's timeline events in time order (those outside the query's range are skipped)
+     */
+    long[] stepTimes(final List<TimelineEvent> events, final Function<TimelineEvent, PropertyFilter.Source> source, final Instant now) {
+        final List<FunnelEvent> fed = new ArrayList<>();
+        for (final TimelineEvent e : events) {
+            if (range.contains(e.time())) {
+                final FunnelEvent event = funnelEvent(e, source.apply(e), now);
+                if (event != null) {
+                    fed.add(event);
+                }
+            }
+        }
+        if (fed.isEmpty()) {
+            return new long[0];
+        }
+        return unordered != null ? unordered.stepTimes(fed) : ordered.stepTimes(fed);
+    }
+
+    /** The conversion window, in microseconds from the first step (inclusive). */
+    long windowMicros() {
+        return windowMicros;
+    }
+
+    /** The query's date range. */
+    DateRange range() {
+        return range;
+    }
+
+    /**
+     * The names of the events the steps take, as PostHog's correlation leaves them out: each event step's event and
+     * every event an action step's steps name (a step of any event names none).
+     */
+    java.util.Set<String> stepEventNames() {
+        final java.util.Set<String> names = new java.util.TreeSet<>();
+        for (final Step step : steps) {
+            if (step.action().isPresent()) {
+                step.definition().path(dev.eddy.trends.Action.INLINED).path("steps")
+                        .forEach(s -> text(s.get("event")).filter(n -> !n.isEmpty()).ifPresent(names::add));
+            } else {
+                step.event().ifPresent(names::add);
+            }
+        }
+        return names;
     }
 
     /**

@@ -100,6 +100,18 @@ public final class OrderedFunnel {
         return run.outcome();
     }
 
+    /**
+     * When the actor's furthest attempt completed each of its steps (its first step first), as {@link #evaluate}
+     * picks that attempt; empty when the actor never entered or an exclusion removed it.
+     *
+     * @param events the actor's events in timestamp order
+     */
+    public long[] stepTimes(final List<FunnelEvent> events) {
+        final Run run = run();
+        run.fold(events);
+        return run.furthestStep == 0 || run.furthest.excluded ? new long[0] : run.furthest.times.clone();
+    }
+
     /** An evaluation without a breakdown, to go on with as later events come ({@link Run}). */
     public Run run() {
         return new Run(-1, List.of());

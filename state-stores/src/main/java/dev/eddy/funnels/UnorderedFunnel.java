@@ -41,6 +41,24 @@ public final class UnorderedFunnel {
      * @param value           the breakdown value the actor is evaluated for
      */
     public FunnelOutcome evaluate(final List<FunnelEvent> events, final int attributionStep, final List<String> value) {
+        final Best best = best(events, attributionStep, value);
+        if (best.count == 0) {
+            return FunnelOutcome.NOT_ENTERED;
+        }
+        return FunnelOutcome.reached(best.count - 1, best.timings);
+    }
+
+    /**
+     * When the events of the actor's furthest coverage happened, earliest first, as {@link #evaluate} picks it; empty
+     * when the actor never entered.
+     *
+     * @param events the actor's events in timestamp order
+     */
+    public long[] stepTimes(final List<FunnelEvent> events) {
+        return best(events, -1, List.of()).heads.clone();
+    }
+
+    private Best best(final List<FunnelEvent> events, final int attributionStep, final List<String> value) {
         // Per step, the times of the events that cover it, oldest first.
         final ArrayDeque<Long>[] covering = newDeques();
         final Best best = new Best();
@@ -89,10 +107,7 @@ public final class UnorderedFunnel {
             }
         }
         best.record(covering);
-        if (best.count == 0) {
-            return FunnelOutcome.NOT_ENTERED;
-        }
-        return FunnelOutcome.reached(best.count - 1, best.timings);
+        return best;
     }
 
     private static int covered(final ArrayDeque<Long>[] covering) {
@@ -109,6 +124,7 @@ public final class UnorderedFunnel {
     private static final class Best {
         int count;
         double[] timings = new double[0];
+        long[] heads = new long[0];
 
         void record(final ArrayDeque<Long>[] covering) {
             final long[] heads = Arrays.stream(covering).filter(d -> !d.isEmpty()).mapToLong(ArrayDeque::peekFirst).sorted().toArray();
@@ -116,6 +132,7 @@ public final class UnorderedFunnel {
                 return;
             }
             count = heads.length;
+            this.heads = heads;
             timings = new double[heads.length - 1];
             for (int i = 1; i < heads.length; i++) {
                 timings[i - 1] = (heads[i] - heads[i - 1]) / 1_000_000.0;

@@ -127,6 +127,29 @@ final class Journeys {
         return funnel.result(fill(funnel, funnel.partial(), now)).path("count").asInt();
     }
 
+    /**
+     * A funnel correlation's answer ({@link FunnelCorrelationQuery}), asserting that the persons split over two partials
+     * sent as bytes answer the same.
+     */
+    JsonNode correlation(final String request, final Instant now) {
+        final FunnelCorrelationQuery query = FunnelCorrelationQuery.parse(json(request), zone, DayOfWeek.SUNDAY, null, now, Optional::empty);
+        final FunnelCorrelationQuery.Partial whole = query.partial();
+        final FunnelCorrelationQuery.Partial first = query.partial();
+        final FunnelCorrelationQuery.Partial second = query.partial();
+        int i = 0;
+        for (final String person : timelines.keySet()) {
+            final List<TimelineEvent> events = new ArrayList<>(timelines.get(person));
+            events.sort(Comparator.comparingLong(TimelineEvent::timeMicros));
+            final PropertyLookup lookup = lookup();
+            query.add(whole, person, events, e -> new TimelineEventSource(person, e, lookup), lookup.person(person), now);
+            query.add(i++ % 2 == 0 ? first : second, person, events, e -> new TimelineEventSource(person, e, lookup), lookup.person(person), now);
+        }
+        final JsonNode answer = query.result(whole);
+        assertThat(query.result(query.decode(second.encode()).merge(query.decode(first.encode())))).as("split over two partials")
+                .isEqualTo(answer);
+        return answer;
+    }
+
     FunnelQuery parse(final String query, final Instant now) {
         return FunnelQuery.parse(json(query), zone, DayOfWeek.SUNDAY, null, now, Optional::empty);
     }
@@ -134,7 +157,12 @@ final class Journeys {
     private void add(final FunnelQuery funnel, final FunnelQuery.Partial partial, final String person, final Instant now) {
         final List<TimelineEvent> events = new ArrayList<>(timelines.get(person));
         events.sort(Comparator.comparingLong(TimelineEvent::timeMicros));
-        final PropertyLookup lookup = new PropertyLookup() {
+        final PropertyLookup lookup = lookup();
+        funnel.add(partial, person, events, e -> new TimelineEventSource(person, e, lookup), now);
+    }
+
+    private PropertyLookup lookup() {
+        return new PropertyLookup() {
             @Override
             public ObjectNode person(final String personUuid) {
                 return persons.get(personUuid);
@@ -145,7 +173,6 @@ final class Journeys {
                 return groups.getOrDefault(typeIndex + ":" + groupKey, Json.mapper().createObjectNode());
             }
         };
-        funnel.add(partial, person, events, e -> new TimelineEventSource(person, e, lookup), now);
     }
 
     static JsonNode json(final String text) {

@@ -10,7 +10,6 @@ import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.streams.QueryControl;
 import dev.eddy.gateway.streams.Scatter;
 import dev.eddy.gateway.trends.InsightActors;
-import dev.eddy.gateway.trends.InsightActorsQueries;
 import dev.eddy.gateway.trends.QueryInliner;
 import dev.eddy.persons.PersonQuery;
 import dev.eddy.query.insights.EventListRead;

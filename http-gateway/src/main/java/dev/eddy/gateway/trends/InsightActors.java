@@ -50,7 +50,7 @@ public final class InsightActors {
     /**
      * The page {@code request} asks for ({@code limit}, default 100, at most 1000, from {@code offset}; both written into
      * it) of the persons behind the number it names, for the insight of {@code kind} ({@code TREND_ACTORS},
-     * {@code STICKINESS}, {@code LIFECYCLE}, {@code RETENTION}, {@code FUNNEL_ACTORS}).
+     * {@code STICKINESS}, {@code LIFECYCLE}, {@code RETENTION}, {@code FUNNEL_ACTORS}, {@code FUNNEL_CORRELATION}).
      */
     public Future<Page> page(final Project project, final InsightEngine.Kind kind, final ObjectNode request) {
         required(kind, request);
@@ -74,6 +74,9 @@ public final class InsightActors {
         }
         if (kind == InsightEngine.Kind.LIFECYCLE && (!request.hasNonNull("target_date") || !request.hasNonNull("lifecycle_type"))) {
             throw ApiError.badRequest("required", "'target_date' and 'lifecycle_type' are required.", null);
+        }
+        if (kind == InsightEngine.Kind.FUNNEL_CORRELATION && !request.hasNonNull("funnel_correlation_person_converted")) {
+            throw ApiError.badRequest("required", "'funnel_correlation_person_converted' is required.", "funnel_correlation_person_converted");
         }
     }
 

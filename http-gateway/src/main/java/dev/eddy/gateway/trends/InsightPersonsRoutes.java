@@ -33,7 +33,10 @@ import java.util.Map;
  *   {@code {results: [{people, count}], next}};</li>
  *   <li>{@code .../persons/funnel/} ({@code GET}, or {@code POST} with the filter as the body): a funnel's filter with
  *   {@code funnel_step} (or {@code funnel_custom_steps}) and {@code funnel_step_breakdown}, or a funnel trend's with
- *   {@code entrance_period_start} and {@code drop_off}; the envelope of trends, persons ordered by id.</li>
+ *   {@code entrance_period_start} and {@code drop_off}; the envelope of trends, persons ordered by id;</li>
+ *   <li>{@code .../persons/funnel/correlation/} (likewise): a funnel correlation's filter with
+ *   {@code funnel_correlation_person_converted} and its candidate ({@code funnel_correlation_person_entity} or
+ *   {@code funnel_correlation_property_values}), as its people URLs ask; the envelope of funnels.</li>
  * </ul>
  */
 public final class InsightPersonsRoutes {
@@ -41,7 +44,7 @@ public final class InsightPersonsRoutes {
     /** The insights whose persons are listed, by the name of their route. */
     private static final Map<String, InsightEngine.Kind> KINDS = Map.of("trends", InsightEngine.Kind.TREND_ACTORS,
             "stickiness", InsightEngine.Kind.STICKINESS, "lifecycle", InsightEngine.Kind.LIFECYCLE, "retention", InsightEngine.Kind.RETENTION,
-            "funnel", InsightEngine.Kind.FUNNEL_ACTORS);
+            "funnel", InsightEngine.Kind.FUNNEL_ACTORS, "funnel/correlation", InsightEngine.Kind.FUNNEL_CORRELATION);
 
     private final ProjectRepository projects;
     private final InsightActors actors;
@@ -56,11 +59,13 @@ public final class InsightPersonsRoutes {
         KINDS.forEach((insight, kind) -> router.get(BASE + insight).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ))
                 .handler(ctx -> persons(ctx, kind, InsightQueryRoutes.fromParams(ctx.queryParams()))));
         // PostHog's funnel persons also take the filter as a JSON body (the query parameters win where both name a field).
-        router.post(BASE + "funnel").handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> {
-            final ObjectNode request = InsightQueryRoutes.body(ctx).deepCopy();
-            request.setAll(InsightQueryRoutes.fromParams(ctx.queryParams()));
-            persons(ctx, InsightEngine.Kind.FUNNEL_ACTORS, request);
-        });
+        for (final String funnel : new String[] {"funnel", "funnel/correlation"}) {
+            router.post(BASE + funnel).handler(PersonalApiKeyAuth.require(PersonsRoutes.READ)).handler(ctx -> {
+                final ObjectNode request = InsightQueryRoutes.body(ctx).deepCopy();
+                request.setAll(InsightQueryRoutes.fromParams(ctx.queryParams()));
+                persons(ctx, KINDS.get(funnel), request);
+            });
+        }
     }
 
     private void persons(final RoutingContext ctx, final InsightEngine.Kind kind, final ObjectNode request) {
@@ -91,7 +96,8 @@ public final class InsightPersonsRoutes {
                     body.put("results", List.of(result));
                     final String initial = ctx.request().uri();
                     body.put("next", offset + limit < page.total() ? next(ctx, offset + limit) : null);
-                    if (kind == InsightEngine.Kind.TREND_ACTORS || kind == InsightEngine.Kind.FUNNEL_ACTORS) {
+                    if (kind == InsightEngine.Kind.TREND_ACTORS || kind == InsightEngine.Kind.FUNNEL_ACTORS
+                            || kind == InsightEngine.Kind.FUNNEL_CORRELATION) {
                         body.put("initial", initial);
                         body.put("missing_persons", page.missing());
                         body.put("is_cached", false);
@@ -137,7 +143,8 @@ public final class InsightPersonsRoutes {
         return ctx.request().scheme() + "://" + ctx.request().authority() + ctx.request().path() + "?" + query;
     }
 
-    static String encode(final JsonNode value) {
+    /** A value as a persons page's query parameter carries it: text as is, anything else as JSON. */
+    public static String encode(final JsonNode value) {
         return value.isTextual() ? value.asText() : Json.mapper().valueToTree(value).toString();
     }
 }

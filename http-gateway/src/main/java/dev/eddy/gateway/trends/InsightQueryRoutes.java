@@ -20,7 +20,8 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * {@code POST /api/projects/:project_id/insights/trend}, {@code /insights/funnel}, {@code /insights/retention} and {@code /insights/path} (the query as a JSON body) and
+ * {@code POST /api/projects/:project_id/insights/trend}, {@code /insights/funnel}, {@code /insights/retention}, {@code /insights/path}
+ * and {@code /insights/funnel/correlation} (a funnel's correlation with events and properties) (the query as a JSON body) and
  * {@code GET} (the same fields as query parameters, lists and objects JSON-encoded), scope {@code insight:read}:
  * PostHog's legacy query endpoints (the trend one also answers stickiness and lifecycles: {@code insight: STICKINESS} or
  * {@code LIFECYCLE}), answered {@code {result, timezone, last_refresh, is_cached, query_method, timings}}
@@ -38,7 +39,7 @@ public final class InsightQueryRoutes {
     }
 
     public void mount(final Router router) {
-        for (final String insight : new String[] {"trend", "funnel", "retention", "path"}) {
+        for (final String insight : new String[] {"trend", "funnel", "retention", "path", "funnel/correlation"}) {
             final String path = "/api/projects/:project_id/insights/" + insight;
             router.post(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, body(ctx), insight));
             router.get(path).handler(PersonalApiKeyAuth.require(READ)).handler(ctx -> run(ctx, fromParams(ctx.queryParams()), insight));
@@ -50,6 +51,7 @@ public final class InsightQueryRoutes {
         final boolean trend = "trend".equals(insight);
         final InsightEngine.Kind kind = switch (insight) {
             case "funnel" -> InsightEngine.Kind.FUNNEL;
+            case "funnel/correlation" -> InsightEngine.Kind.FUNNEL_CORRELATION;
             case "retention" -> InsightEngine.Kind.RETENTION;
             case "path" -> InsightEngine.Kind.PATHS;
             default -> shownAs(query, "STICKINESS") ? InsightEngine.Kind.STICKINESS

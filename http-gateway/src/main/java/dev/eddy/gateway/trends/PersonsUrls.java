@@ -27,7 +27,7 @@ import java.util.Set;
  * day to its last microsecond, the hour, the week's seven days, the month's days; the range's start for a cumulative
  * line; weekly and monthly actives shifted as PostHog shifts them) and breakdown value. Formula items get none.
  */
-final class PersonsUrls {
+public final class PersonsUrls {
     private static final Set<String> TOTAL_VALUE = Set.of("BoldNumber", "ActionsPie", "ActionsBarValue", "WorldMap", "ActionsTable", "CalendarHeatmap");
     private static final DateTimeFormatter HOUR_DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
@@ -49,6 +49,7 @@ final class PersonsUrls {
             case LIFECYCLE -> addLifecycle(project.id(), query, result);
             case RETENTION -> addRetention(project.id(), query, result);
             case FUNNEL -> addFunnel(project.id(), query, result);
+            case FUNNEL_CORRELATION -> addCorrelation(project.id(), query, result);
             default -> {
                 // Paths and the persons pages themselves link to no persons.
             }
@@ -193,6 +194,46 @@ final class PersonsUrls {
         }
     }
 
+    /**
+     * A funnel correlation's candidates: each one's {@code success_people_url} and {@code failure_people_url}, the
+     * persons who have it and converted (or not), root-relative to {@code persons/funnel/correlation/} with the
+     * correlation's filter, {@code funnel_correlation_person_converted} and the candidate as PostHog's URLs name it:
+     * an event as {@code funnel_correlation_person_entity} (with its property value, for event properties), a person
+     * property value as {@code funnel_correlation_property_values}.
+     */
+    static void addCorrelation(final long projectId, final JsonNode query, final JsonNode result) {
+        final String type = query.path("funnel_correlation_type").asText("events");
+        for (final JsonNode node : result.path("events")) {
+            if (!(node instanceof ObjectNode item)) {
+                continue;
+            }
+            final String name = item.path("event").path("event").asText();
+            final Map<String, String> candidate = new LinkedHashMap<>();
+            if ("properties".equals(type)) {
+                final String[] parts = name.split("::", 2);
+                final ObjectNode value = Json.mapper().createObjectNode().put("key", parts[0]).put("value", parts.length > 1 ? parts[1] : "")
+                        .put("type", "person").put("operator", "exact");
+                candidate.put("funnel_correlation_property_values", Json.mapper().createArrayNode().add(value).toString());
+            } else {
+                final ObjectNode entity = Json.mapper().createObjectNode();
+                if ("event_with_properties".equals(type)) {
+                    final String[] parts = name.split("::", 3);
+                    entity.put("id", parts[0]).put("type", "events").putArray("properties").addObject().put("key", parts.length > 1 ? parts[1] : "")
+                            .put("value", parts.length > 2 ? parts[2] : "").put("type", "event").put("operator", "exact");
+                } else {
+                    entity.put("id", name).put("type", "events");
+                }
+                candidate.put("funnel_correlation_person_entity", entity.toString());
+            }
+            for (final boolean converted : new boolean[] {true, false}) {
+                final Map<String, String> extra = new LinkedHashMap<>(candidate);
+                extra.put("funnel_correlation_person_converted", Boolean.toString(converted));
+                item.put(converted ? "success_people_url" : "failure_people_url",
+                        "/" + link(projectId, "funnel/correlation", query, extra).get("url").asText());
+            }
+        }
+    }
+
     private static ObjectNode link(final long projectId, final JsonNode query, final Map<String, String> extra) {
         return link(projectId, "trends", query, extra);
     }
@@ -216,7 +257,8 @@ final class PersonsUrls {
     }
 
     /** The query's series by their order: events and actions together, as the trend ordered them. */
-    static List<JsonNode> series(final JsonNode query) {
+    /** A legacy trend filter's series ({@code events} and {@code actions}) in their {@code order}, actions typed as such. */
+    public static List<JsonNode> series(final JsonNode query) {
         final List<JsonNode> all = new ArrayList<>();
         for (final String kind : List.of("events", "actions")) {
             for (final JsonNode entity : query.path(kind)) {
@@ -232,7 +274,7 @@ final class PersonsUrls {
      * item's {@code days} write it) for a series of {@code math}: the interval, the range's start for a cumulative
      * line, weekly and monthly actives shifted as PostHog shifts them.
      */
-    static Map<String, String> dataPoint(final JsonNode query, final String math, final String day, final ZoneId zone) {
+    public static Map<String, String> dataPoint(final JsonNode query, final String math, final String day, final ZoneId zone) {
         final ZonedDateTime start = start(day, zone);
         final boolean active = "weekly_active".equals(math) || "monthly_active".equals(math);
         final Map<String, String> point = new LinkedHashMap<>();

@@ -7,6 +7,7 @@ import dev.eddy.columns.EventBlock;
 import dev.eddy.columns.KeptTail;
 import dev.eddy.columns.PartBytes;
 import dev.eddy.columns.StoredBlocks;
+import dev.eddy.funnels.FunnelCorrelationQuery;
 import dev.eddy.funnels.FunnelProgress;
 import dev.eddy.funnels.FunnelQuery;
 import dev.eddy.groups.GroupState;
@@ -289,6 +290,11 @@ public final class InsightEngine {
         void scanBlocks(Q query, P partial, StoredBlocks.Source blocks, StoredBlocks.Sealed sealed, PropertyLookup properties, Instant now,
                         Runnable check, BlockAnswers answers, Optional<String> kept, long projectId, int partition);
 
+        /** Whether a partition's blocks are read once complete ({@link #scanBlocks}); its timelines always, if not. */
+        default boolean readsBlocks() {
+            return true;
+        }
+
         /** Whether events between the two moments (microseconds) may count: blocks spanning other times are not read. */
         boolean overlaps(Q query, long firstMicros, long lastMicros);
 
@@ -313,7 +319,9 @@ public final class InsightEngine {
         PATHS(new PathEngine()),
         TREND_ACTORS(new OverWholeTrend<>(TrendActorsQuery::parse, TrendActorsQuery::trend, TrendActorsQuery::result)),
         /** The persons behind a funnel's step (converted or dropped off) or a funnel trend's period: the funnel read with their ids kept. */
-        FUNNEL_ACTORS(new FunnelEngine(FunnelQuery::parseActors));
+        FUNNEL_ACTORS(new FunnelEngine(FunnelQuery::parseActors)),
+        /** A funnel's correlation of conversion with events and properties, and the persons behind one of its numbers. */
+        FUNNEL_CORRELATION(new CorrelationEngine());
 
         final Engine<?, ?> engine;
 
@@ -772,27 +780,10 @@ public final class InsightEngine {
         @Override
         public void scan(final FunnelQuery query, final FunnelQuery.Partial partial, final KeyValueIterator<Bytes, byte[]> events,
                          final PropertyLookup properties, final Instant now, final Runnable check) {
-            UUID current = null;
-            final List<TimelineEvent> timeline = new java.util.ArrayList<>();
             // Events no step or exclusion can take are skipped by name, undecoded.
             final byte[][] names = query.eventNames().map(TimelineEvent::names).orElse(null);
-            int seen = 0;
-            while (events.hasNext()) {
-                final KeyValue<Bytes, byte[]> entry = events.next();
-                if (++seen % CHECK_EVERY == 0) {
-                    check.run();
-                }
-                final UUID person = TimelineKeys.person(entry.key);
-                if (!person.equals(current)) {
-                    evaluate(query, partial, current, timeline, properties, now);
-                    current = person;
-                    timeline.clear();
-                }
-                if (query.relevant(TimelineEvent.timeOf(entry.value)) && (names == null || TimelineEvent.nameIn(entry.value, names))) {
-                    timeline.add(TimelineEvent.decode(entry.value));
-                }
-            }
-            evaluate(query, partial, current, timeline, properties, now);
+            eachPerson(events, check, value -> query.relevant(TimelineEvent.timeOf(value)) && (names == null || TimelineEvent.nameIn(value, names)),
+                    (person, timeline) -> evaluate(query, partial, person, timeline, properties, now));
         }
 
         /**
@@ -887,6 +878,89 @@ public final class InsightEngine {
 
 
 
+    }
+
+    /**
+     * A funnel correlation reads each person's whole timeline (the events it correlates are any the person sent, not
+     * only the funnel's), person by person in the store's key order, each in time order: never the blocks, whose rows
+     * would have to be gathered back into timelines.
+     */
+    private static final class CorrelationEngine extends OverPartials<FunnelCorrelationQuery, FunnelCorrelationQuery.Partial> {
+        @Override
+        public FunnelCorrelationQuery parse(final Request r, final Supplier<Optional<Instant>> earliest) {
+            return parsed(FunnelCorrelationQuery::parse, r, earliest);
+        }
+
+        @Override
+        public boolean readsBlocks() {
+            return false;
+        }
+
+        @Override
+        public void scan(final FunnelCorrelationQuery query, final FunnelCorrelationQuery.Partial partial,
+                         final KeyValueIterator<Bytes, byte[]> events, final PropertyLookup properties, final Instant now, final Runnable check) {
+            eachPerson(events, check, value -> query.relevant(TimelineEvent.timeOf(value)),
+                    (person, timeline) -> evaluate(query, partial, person, timeline, properties, now));
+        }
+
+        private static void evaluate(final FunnelCorrelationQuery query, final FunnelCorrelationQuery.Partial partial, final UUID person,
+                                     final List<TimelineEvent> timeline, final PropertyLookup properties, final Instant now) {
+            if (person == null || timeline.isEmpty()) {
+                return;
+            }
+            final String id = person.toString();
+            query.add(partial, id, timeline, e -> new TimelineEventSource(id, e, properties), properties.person(id), now);
+        }
+
+        @Override
+        public void scanBlocks(final FunnelCorrelationQuery query, final FunnelCorrelationQuery.Partial partial,
+                               final StoredBlocks.Source blocks, final StoredBlocks.Sealed sealed, final PropertyLookup properties,
+                               final Instant now, final Runnable check, final BlockAnswers answers, final Optional<String> kept,
+                               final long projectId, final int partition) {
+            throw new IllegalStateException("a funnel correlation reads the timelines, never the blocks");
+        }
+
+        @Override
+        public boolean overlaps(final FunnelCorrelationQuery query, final long firstMicros, final long lastMicros) {
+            return true;
+        }
+
+        @Override
+        public Optional<String> shape(final FunnelCorrelationQuery query) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Each person's timeline events, person by person in the store's key order, each person's in time order: those
+     * {@code keep} takes (reading the stored bytes), decoded; {@code check} runs every {@link #CHECK_EVERY} entries.
+     */
+    private static void eachPerson(final KeyValueIterator<Bytes, byte[]> events, final Runnable check,
+                                   final java.util.function.Predicate<byte[]> keep,
+                                   final java.util.function.BiConsumer<UUID, List<TimelineEvent>> person) {
+        UUID current = null;
+        final List<TimelineEvent> timeline = new java.util.ArrayList<>();
+        int seen = 0;
+        while (events.hasNext()) {
+            final KeyValue<Bytes, byte[]> entry = events.next();
+            if (++seen % CHECK_EVERY == 0) {
+                check.run();
+            }
+            final UUID next = TimelineKeys.person(entry.key);
+            if (!next.equals(current)) {
+                if (current != null) {
+                    person.accept(current, timeline);
+                }
+                current = next;
+                timeline.clear();
+            }
+            if (keep.test(entry.value)) {
+                timeline.add(TimelineEvent.decode(entry.value));
+            }
+        }
+        if (current != null) {
+            person.accept(current, timeline);
+        }
     }
 
     /** A kind of insight as a scatter partial over the timelines. */
@@ -989,7 +1063,8 @@ public final class InsightEngine {
             final ReadOnlyKeyValueStore<Bytes, byte[]> timelines = Stores.partition(app, StoreNames.EVENT_TIMELINES, p);
             final ReadOnlyKeyValueStore<Bytes, byte[]> blocks = Stores.partition(app, StoreNames.EVENT_BLOCKS, p);
             // Complete once, complete for the store's generation (only a rebuild, in a new one, starts over).
-            if (answers.keptIfTrue(new BlocksComplete(p, generation), () -> blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null)) {
+            if (engine.readsBlocks()
+                    && answers.keptIfTrue(new BlocksComplete(p, generation), () -> blocks.get(BlockKeys.meta(BlockKeys.COMPLETE)) != null)) {
                 try (BlockCache.Read sealed = cache.read(blocks::get, (first, last) -> engine.overlaps(query, first, last))) {
                     final BlockAnswers.Kept reads = answers.kept(project, p, generation);
                     engine.scanBlocks(query, partial, new StoredBlocks.Source(project, blocks, timelines::get, reads.tail(), reads.entries()), sealed,

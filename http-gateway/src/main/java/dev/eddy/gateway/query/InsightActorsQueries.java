@@ -1,9 +1,12 @@
-package dev.eddy.gateway.trends;
+package dev.eddy.gateway.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.insights.QueryTranslation;
+import dev.eddy.gateway.trends.InsightActors;
+import dev.eddy.gateway.trends.InsightPersonsRoutes;
+import dev.eddy.gateway.trends.PersonsUrls;
 import dev.eddy.query.insights.InsightEngine;
 import java.time.DateTimeException;
 import java.time.ZoneId;
