@@ -65,21 +65,21 @@ class CaptureGeoIpTest {
         final JsonNode written = capture(eddy, STOCKHOLM + ", 10.0.0.1", "{\"$current_url\":\"https://example.com/\"}");
 
         assertThat(written).isEqualTo(json("{\"$current_url\":\"https://example.com/\"," + STOCKHOLM_EVENT + ",\"$set\":"
-                + STOCKHOLM_PERSON + ",\"$set_once\":" + initial(STOCKHOLM_PERSON) + "}"));
+                + STOCKHOLM_PERSON + ",\"$set_once\":" + initial(STOCKHOLM_PERSON) + ",\"$ip\":\"" + STOCKHOLM + "\"}"));
     }
 
     @Test
     void geoipDisableLeavesTheEventAsSent() {
         assertThat(capture(eddy, STOCKHOLM, "{\"$geoip_disable\":true,\"$lib\":\"posthog-node\"}"))
-                .isEqualTo(json("{\"$geoip_disable\":true,\"$lib\":\"posthog-node\"}"));
+                .isEqualTo(json("{\"$geoip_disable\":true,\"$lib\":\"posthog-node\",\"$ip\":\"" + STOCKHOLM + "\"}"));
     }
 
     @Test
     void anAddressWithoutLocationAddsNothing() {
         for (final String address : List.of("192.168.1.20", "10.1.2.3", "2001:db8::1", "not-an-address")) {
-            assertThat(capture(eddy, address, "{\"a\":1}")).as(address).isEqualTo(json("{\"a\":1}"));
+            assertThat(capture(eddy, address, "{\"a\":1}")).as(address).isEqualTo(json("{\"a\":1,\"$ip\":\"" + address + "\"}"));
         }
-        assertThat(capture(eddy, null, "{\"a\":1}")).as("from the socket, 127.0.0.1").isEqualTo(json("{\"a\":1}"));
+        assertThat(capture(eddy, null, "{\"a\":1}")).as("from the socket").isEqualTo(json("{\"a\":1,\"$ip\":\"127.0.0.1\"}"));
     }
 
     @Test
@@ -102,7 +102,7 @@ class CaptureGeoIpTest {
         final ObjectNode set = json(STOCKHOLM_PERSON);
         set.put("email", "a@example.com");
         assertThat(written).isEqualTo(json("{\"$geoip_country_code\":\"SE\",\"$geoip_time_zone\":\"Europe/Paris\","
-                + STOCKHOLM_EVENT + ",\"$set\":" + set + ",\"$set_once\":" + initial(STOCKHOLM_PERSON) + "}"));
+                + STOCKHOLM_EVENT + ",\"$set\":" + set + ",\"$set_once\":" + initial(STOCKHOLM_PERSON) + ",\"$ip\":\"" + STOCKHOLM + "\"}"));
     }
 
     @Test
@@ -114,7 +114,7 @@ class CaptureGeoIpTest {
         final List<JsonNode> written = eddy.written("events.ingest").stream().skip(before).map(CaptureGeoIpTest::properties).toList();
         assertThat(written).hasSize(2);
         assertThat(written.get(0)).isEqualTo(json("{" + STOCKHOLM_EVENT + ",\"$set\":" + STOCKHOLM_PERSON + ",\"$set_once\":"
-                + initial(STOCKHOLM_PERSON) + "}"));
+                + initial(STOCKHOLM_PERSON) + ",\"$ip\":\"" + STOCKHOLM + "\"}"));
         final ObjectNode set = json(STOCKHOLM_PERSON);
         set.put("plan", "pro");
         assertThat(written.get(1).get("$set")).as("the top-level $set, folded in first").isEqualTo(set);
@@ -128,7 +128,8 @@ class CaptureGeoIpTest {
 
     @Test
     void withoutADatabaseEventsAreWrittenAsSent() {
-        assertThat(capture(withoutDatabase, STOCKHOLM, "{\"a\":1}")).isEqualTo(json("{\"a\":1}"));
+        assertThat(capture(withoutDatabase, STOCKHOLM, "{\"a\":1}")).as("but PostHog's $ip")
+                .isEqualTo(json("{\"a\":1,\"$ip\":\"" + STOCKHOLM + "\"}"));
     }
 
     /** Captures one event with {@code properties} from {@code forwardedFor} (none: the socket's), and what was written. */

@@ -97,10 +97,10 @@ public final class CaptureRoutes {
                                 "Project API key invalid. You can find your project API key in your project settings."));
                     }
                     final String address = ClientAddress.of(ctx);
-                    // A historical migration replays events as first captured, with the locations derived then.
+                    // A historical migration replays events as first captured, with the addresses and locations derived then.
                     final EventBuilder.RequestContext context = new EventBuilder.RequestContext(project.get(), token, now,
                             sentAt, address, siteUrl(ctx), engage ? Optional.of("$identify") : Optional.empty(),
-                            request.historical() ? GeoIpTransformation.Lookups.NONE : geoip.forRequest(address));
+                            request.historical() ? GeoIpTransformation.Lookups.NONE : geoip.forRequest(address), request.historical());
                     return producer.send(loop, admission.admit(request, context));
                 })
                 .onSuccess(v -> {

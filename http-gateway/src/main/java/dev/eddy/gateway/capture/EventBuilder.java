@@ -6,6 +6,7 @@ import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.eddy.events.CapturedEvent;
 import dev.eddy.serde.Json;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.Optional;
@@ -36,13 +37,15 @@ public final class EventBuilder {
      * @param siteUrl     scheme and host the request was sent to
      * @param defaultName name of events that have none ({@code $identify} on /engage), or empty
      * @param geoip       the request's GeoIP lookups, applied to every event ({@link GeoIpTransformation})
+     * @param historical  a historical migration: its events are replayed as first captured, so they get neither the
+     *                    request's address as {@code $ip} nor its location
      */
     public record RequestContext(long projectId, String token, Instant now, Optional<Instant> sentAt, String ip,
-                                 String siteUrl, Optional<String> defaultName, GeoIpTransformation.Lookups geoip) {
-        /** A request whose events get no {@code $geoip_*} properties. */
+                                 String siteUrl, Optional<String> defaultName, GeoIpTransformation.Lookups geoip, boolean historical) {
+        /** A live request whose events get no {@code $geoip_*} properties. */
         public RequestContext(final long projectId, final String token, final Instant now, final Optional<Instant> sentAt,
                               final String ip, final String siteUrl, final Optional<String> defaultName) {
-            this(projectId, token, now, sentAt, ip, siteUrl, defaultName, GeoIpTransformation.Lookups.NONE);
+            this(projectId, token, now, sentAt, ip, siteUrl, defaultName, GeoIpTransformation.Lookups.NONE, false);
         }
     }
 
@@ -96,13 +99,32 @@ public final class EventBuilder {
             }
         }
         // After the fold: PostHog's transformations see the top-level $set/$set_once inside properties.
-        final byte[] rawProperties = request.geoip().apply(properties).properties(changed ? null : sent.properties());
+        final byte[] rawProperties = withIp(properties, request.historical() ? null : request.ip(),
+                request.geoip().apply(properties).properties(changed ? null : sent.properties()));
         final Optional<Instant> sentAt = EventTimestamps.parse(raw.get("sent_at")).or(request::sentAt);
         final String lib = properties.path("$lib").isTextual() ? properties.get("$lib").asText() : null;
         return new Accepted(new CapturedEvent(CapturedEvent.VERSION, uuid(raw), request.projectId(), request.token(),
                 distinctId.length() > MAX_DISTINCT_ID_LENGTH ? distinctId.substring(0, MAX_DISTINCT_ID_LENGTH) : distinctId,
                 name.get(), properties, EventTimestamps.resolve(raw, request.sentAt(), request.now()), request.now(),
                 sentAt.orElse(null), request.ip(), request.siteUrl(), lib), rawProperties);
+    }
+
+    /**
+     * PostHog's {@code $ip}: the capture address is added to an event that did not send an address of its own (no
+     * {@code $ip}, or an empty one), as PostHog's ingestion does. {@code bytes} are the properties as they will be
+     * written (null: from the tree); the address is appended to them when the event had no {@code $ip} key at all,
+     * else they are written from the tree.
+     */
+    static byte[] withIp(final ObjectNode properties, final String ip, final byte[] bytes) {
+        final JsonNode own = properties.get("$ip");
+        if (ip == null || ip.isEmpty() || own != null && !own.isNull() && !(own.isTextual() && own.asText().isEmpty())) {
+            return bytes;
+        }
+        properties.put("$ip", ip);
+        if (bytes == null || own != null) {
+            return null;
+        }
+        return GeoIpTransformation.Applied.append(bytes, ("\"$ip\":" + properties.get("$ip").toString()).getBytes(StandardCharsets.UTF_8));
     }
 
     private static JsonNode distinctIdNode(final JsonNode raw, final ObjectNode properties) {

@@ -104,7 +104,14 @@ public final class GeoIpTransformation {
             if (added == null || sent == null) {
                 return null;
             }
-            // The bytes are the object exactly as parsed: '{' first, '}' last.
+            return append(sent, added);
+        }
+
+        /**
+         * The object {@code sent} (its bytes exactly as parsed: '{' first, '}' last) with {@code added} (members as
+         * JSON, no braces, none of its keys) appended.
+         */
+        static byte[] append(final byte[] sent, final byte[] added) {
             int first = 1;
             while (first < sent.length - 1 && Character.isWhitespace(sent[first])) {
                 first++;

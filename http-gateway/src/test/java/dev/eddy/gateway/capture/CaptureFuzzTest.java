@@ -35,7 +35,7 @@ class CaptureFuzzTest {
     private static final EventBuilder.RequestContext CONTEXT = new EventBuilder.RequestContext(1, "phc_fuzz",
             Instant.parse("2026-11-22T12:00:00Z"), Optional.empty(), "127.0.0.1", "http://127.0.0.1", Optional.empty(),
             new GeoIpTransformation(ip -> Json.mapper().createObjectNode().put("$geoip_country_code", "SE")
-                    .put("$geoip_latitude", 59.3327)).forRequest("127.0.0.1"));
+                    .put("$geoip_latitude", 59.3327)).forRequest("127.0.0.1"), false);
     private final PayloadDecoder decoder = new PayloadDecoder(MAX_DECODED);
 
     /** What one request came to: the number of events ingested and dropped, or the refusal's status. */

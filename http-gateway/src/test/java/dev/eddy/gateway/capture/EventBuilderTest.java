@@ -81,9 +81,41 @@ class EventBuilderTest {
         final EventBuilder.Accepted unchanged = (EventBuilder.Accepted) EventBuilder.build(events[0], context);
         final EventBuilder.Accepted folded = (EventBuilder.Accepted) EventBuilder.build(events[1], context);
 
-        assertThat(new String(unchanged.rawProperties(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"a\": 1}");
+        assertThat(new String(unchanged.rawProperties(), java.nio.charset.StandardCharsets.UTF_8)).as("as sent, PostHog's $ip appended")
+                .isEqualTo("{\"a\": 1,\"$ip\":\"127.0.0.1\"}");
         assertThat(folded.rawProperties()).as("top-level $set was folded in: the tree is written").isNull();
         assertThat(folded.event().properties().get("$set").get("b").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void theCaptureAddressIsTheEventsIpUnlessItSentOneOrIsReplayed() {
+        final EventBuilder.RequestContext live = new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                "203.0.113.9", "http://localhost", Optional.empty());
+        assertThat(properties("{\"a\":1}", live).get("$ip").asText()).isEqualTo("203.0.113.9");
+        assertThat(properties("{\"$ip\":\"198.51.100.7\"}", live).get("$ip").asText()).as("its own").isEqualTo("198.51.100.7");
+        for (final String empty : new String[] {"{\"$ip\":null}", "{\"$ip\":\"\"}"}) {
+            final EventBuilder.Accepted built = (EventBuilder.Accepted) EventBuilder.build(rawEvent(empty), live);
+            assertThat(built.event().properties().get("$ip").asText()).as(empty).isEqualTo("203.0.113.9");
+            assertThat(built.rawProperties()).as(empty + ": a key replaced, so written from the tree").isNull();
+        }
+        final EventBuilder.RequestContext replayed = new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                "203.0.113.9", "http://localhost", Optional.empty(), GeoIpTransformation.Lookups.NONE, true);
+        assertThat(properties("{\"a\":1}", replayed).has("$ip")).as("a historical migration's events as first captured").isFalse();
+        final EventBuilder.RequestContext noAddress = new EventBuilder.RequestContext(7, "phc_t", NOW, Optional.empty(),
+                null, "http://localhost", Optional.empty());
+        assertThat(properties("{\"a\":1}", noAddress).has("$ip")).isFalse();
+    }
+
+    private static JsonNode properties(final String properties, final EventBuilder.RequestContext context) {
+        final EventBuilder.Accepted built = (EventBuilder.Accepted) EventBuilder.build(rawEvent(properties), context);
+        return built.event().properties();
+    }
+
+    private static CaptureRequest.RawEvent rawEvent(final String properties) {
+        final com.fasterxml.jackson.databind.node.ObjectNode event = (com.fasterxml.jackson.databind.node.ObjectNode) json(
+                "{\"event\":\"e\",\"distinct_id\":\"u\"}");
+        event.set("properties", json(properties));
+        return new CaptureRequest.RawEvent(event, properties.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Test

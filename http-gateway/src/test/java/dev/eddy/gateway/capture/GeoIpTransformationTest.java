@@ -164,7 +164,7 @@ class GeoIpTransformationTest {
     @Test
     void theBytesWrittenAreTheSentOnesWithTheLocationAppendedUnlessItMerged() throws Exception {
         final EventBuilder.RequestContext from = new EventBuilder.RequestContext(7, "phc_t", Instant.now(), Optional.empty(),
-                LINKOPING, "http://eddy", Optional.empty(), transformation.forRequest(LINKOPING));
+                LINKOPING, "http://eddy", Optional.empty(), transformation.forRequest(LINKOPING), false);
         for (final String sent : List.of("{\"a\":1}", "{}", "{ \n}", "{\"a\":{\"b\":[1,{}]} }")) {
             final EventBuilder.Accepted enriched = (EventBuilder.Accepted) EventBuilder.build(raw(sent), from);
             assertThat(enriched.event().properties().get("$geoip_country_code").asText()).isEqualTo("SE");
@@ -179,7 +179,8 @@ class GeoIpTransformationTest {
         assertThat(merged.event().properties().get("$set").get("a").asInt()).isEqualTo(1);
 
         final EventBuilder.Accepted disabled = (EventBuilder.Accepted) EventBuilder.build(raw("{\"$geoip_disable\":true}"), from);
-        assertThat(disabled.rawProperties()).asString(StandardCharsets.UTF_8).isEqualTo("{\"$geoip_disable\":true}");
+        assertThat(disabled.rawProperties()).as("no location; the address as PostHog's $ip")
+                .asString(StandardCharsets.UTF_8).isEqualTo("{\"$geoip_disable\":true,\"$ip\":\"" + LINKOPING + "\"}");
     }
 
     private static CaptureRequest.RawEvent raw(final String properties) {
