@@ -122,38 +122,33 @@ final class CalculationStatuses {
         return shared.status(projectId, id, clock.instant());
     }
 
-    /** Cancels the project's calculation {@code id} if it runs, here or elsewhere; whether it was running. */
-    Future<Boolean> cancel(final long projectId, final String id) {
+    /** Cancels the project's calculation {@code id} if it runs, here or elsewhere; what it found. */
+    Future<InsightCalculations.Cancellation> cancel(final long projectId, final String id) {
         final QueryStatus status = byId.get(id);
         if (status != null && status.projectId() == projectId) {
-            if (!status.cancel(CANCELLED, clock.instant())) {
-                return Future.succeededFuture(false);
-            }
-            return shared.finished(projectId, id, status.toJson(), expiry(clock.instant())).map(true);
-        }
-        return shared.status(projectId, id, clock.instant()).compose(found -> found.isEmpty() || found.get().path("complete").asBoolean()
-                ? Future.succeededFuture(false)
-                : shared.cancel(projectId, id, cancelled(found.get()), expiry(clock.instant())));
-    }
-
-    /** Cancels as {@link #cancel} does, then forgets the status, as PostHog deletes it. */
-    Future<InsightCalculations.Cancellation> cancelAndForget(final long projectId, final String id) {
-        final QueryStatus status = byId.get(id);
-        if (status != null && status.projectId() == projectId) {
-            final boolean cancelled = status.cancel(CANCELLED, clock.instant());
-            byId.remove(id, status);
-            byKey.values().remove(status);
-            return shared.forget(projectId, id).map(cancelled ? InsightCalculations.Cancellation.CANCELLED : InsightCalculations.Cancellation.ALREADY_COMPLETE);
+            return status.cancel(CANCELLED, clock.instant())
+                    ? shared.finished(projectId, id, status.toJson(), expiry(clock.instant())).map(InsightCalculations.Cancellation.CANCELLED)
+                    : Future.succeededFuture(InsightCalculations.Cancellation.ALREADY_COMPLETE);
         }
         return shared.status(projectId, id, clock.instant()).compose(found -> {
             if (found.isEmpty()) {
                 return Future.succeededFuture(InsightCalculations.Cancellation.UNKNOWN);
             }
-            final Future<InsightCalculations.Cancellation> cancelled = found.get().path("complete").asBoolean()
-                    ? Future.succeededFuture(InsightCalculations.Cancellation.ALREADY_COMPLETE)
+            return found.get().path("complete").asBoolean() ? Future.succeededFuture(InsightCalculations.Cancellation.ALREADY_COMPLETE)
                     : shared.cancel(projectId, id, cancelled(found.get()), expiry(clock.instant()))
                     .map(running -> running ? InsightCalculations.Cancellation.CANCELLED : InsightCalculations.Cancellation.ALREADY_COMPLETE);
-            return cancelled.compose(c -> shared.forget(projectId, id).map(c));
+        });
+    }
+
+    /** Cancels as {@link #cancel} does, then forgets the status, here and for every gateway, as PostHog deletes it. */
+    Future<InsightCalculations.Cancellation> cancelAndForget(final long projectId, final String id) {
+        return cancel(projectId, id).compose(found -> {
+            final QueryStatus status = byId.get(id);
+            if (status != null && status.projectId() == projectId) {
+                byId.remove(id, status);
+                byKey.values().remove(status);
+            }
+            return found == InsightCalculations.Cancellation.UNKNOWN ? Future.succeededFuture(found) : shared.forget(projectId, id).map(found);
         });
     }
 

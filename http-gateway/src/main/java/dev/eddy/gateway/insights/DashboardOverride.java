@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.serde.Json;
-import java.util.List;
 
 /**
  * An insight as shown on a dashboard ({@code from_dashboard}, dashboard tiles), as PostHog's query runners apply a
@@ -21,7 +20,6 @@ import java.util.List;
  * {@code compareFilter}) alike.
  */
 public final class DashboardOverride {
-    private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
 
     private DashboardOverride() {
     }
@@ -64,7 +62,7 @@ public final class DashboardOverride {
 
     /** A query node (or its wrapper) with the dashboard's filters applied to its source. */
     static ObjectNode query(final ObjectNode query, final JsonNode dashboard) {
-        final boolean wrapped = WRAPPERS.contains(query.path("kind").asText());
+        final boolean wrapped = InsightCalculation.WRAPPERS.contains(query.path("kind").asText());
         if (wrapped && !query.path("source").isObject()) {
             return query;
         }

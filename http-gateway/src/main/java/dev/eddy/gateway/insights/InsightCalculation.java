@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What calculating a saved insight means: a trend, a funnel, stickiness, a lifecycle, retention or paths over a legacy filter, nothing (an insight that defines
@@ -34,7 +35,16 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         }
     }
 
-    private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
+    /** Query nodes that only say how to show their {@code source}. */
+    public static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
+    /** The insight query nodes Eddy calculates, and what each is. */
+    private static final Map<String, Kind> QUERY_KINDS = Map.of("TrendsQuery", Kind.TREND, "FunnelsQuery", Kind.FUNNEL,
+            "StickinessQuery", Kind.STICKINESS, "LifecycleQuery", Kind.LIFECYCLE, "RetentionQuery", Kind.RETENTION, "PathsQuery", Kind.PATHS);
+
+    /** Whether {@code kind} names an insight query node Eddy calculates ({@code TrendsQuery}, ...). */
+    public static boolean calculates(final String kind) {
+        return QUERY_KINDS.containsKey(kind);
+    }
 
     public static InsightCalculation of(final JsonNode filters, final JsonNode query) {
         if (query != null && query.isObject() && !query.isEmpty()) {
@@ -64,21 +74,14 @@ public record InsightCalculation(Kind kind, ObjectNode filter, String problem) {
         final String kind = query.path("kind").asText();
         final JsonNode source = WRAPPERS.contains(kind) ? query.path("source") : query;
         final String sourceKind = source.path("kind").asText();
-        return switch (sourceKind) {
-            case "TrendsQuery", "FunnelsQuery", "StickinessQuery", "LifecycleQuery", "RetentionQuery", "PathsQuery" -> {
-                try {
-                    yield new InsightCalculation(switch (sourceKind) {
-                        case "TrendsQuery" -> Kind.TREND;
-                        case "FunnelsQuery" -> Kind.FUNNEL;
-                        case "StickinessQuery" -> Kind.STICKINESS;
-                        case "RetentionQuery" -> Kind.RETENTION;
-                        case "PathsQuery" -> Kind.PATHS;
-                        default -> Kind.LIFECYCLE;
-                    }, QueryTranslation.toFilter(source), null);
-                } catch (final IllegalArgumentException e) {
-                    yield new InsightCalculation(Kind.INVALID, null, e.getMessage());
-                }
+        if (calculates(sourceKind)) {
+            try {
+                return new InsightCalculation(QUERY_KINDS.get(sourceKind), QueryTranslation.toFilter(source), null);
+            } catch (final IllegalArgumentException e) {
+                return new InsightCalculation(Kind.INVALID, null, e.getMessage());
             }
+        }
+        return switch (sourceKind) {
             case "HogQLQuery" -> unsupported("SQL (HogQL) insights are not supported by Eddy yet.");
             case "" -> unsupported("The insight's query has no kind.");
             default -> unsupported("Insights of kind " + sourceKind + " are not supported by Eddy yet.");

@@ -3,7 +3,6 @@ package dev.eddy.gateway.insights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.config.InsightsConfig;
-import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.projects.Project;
 import dev.eddy.gateway.trends.InsightQueryService;
@@ -23,7 +22,6 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -251,8 +249,7 @@ public final class InsightCalculations {
      * the query as calculated), the same for the same question.
      */
     public static String cacheKey(final long projectId, final Long insightId, final InsightCalculation calculation) {
-        final String definition = projectId + "/" + insightId + "/" + calculation.kind() + " " + calculation.filter();
-        return "cache_" + HexFormat.of().formatHex(Secrets.sha256(definition)).substring(0, 32);
+        return "cache_" + key(projectId, insightId, calculation).digest().substring(0, 32);
     }
 
     private static ResultCache.Key key(final long projectId, final Long insightId, final InsightCalculation calculation) {
@@ -278,7 +275,7 @@ public final class InsightCalculations {
      * @return whether a running calculation was cancelled
      */
     public Future<Boolean> cancel(final long projectId, final String clientQueryId) {
-        return statuses.cancel(projectId, clientQueryId);
+        return statuses.cancel(projectId, clientQueryId).map(found -> found == Cancellation.CANCELLED);
     }
 
     /** What {@link #cancelAndForget} found. */

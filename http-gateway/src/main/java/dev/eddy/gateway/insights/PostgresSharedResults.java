@@ -2,7 +2,6 @@ package dev.eddy.gateway.insights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.eddy.gateway.auth.Secrets;
 import dev.eddy.gateway.db.Jsonb;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -15,7 +14,6 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -149,13 +147,13 @@ final class PostgresSharedResults implements SharedResults, AutoCloseable {
 
     @Override
     public Future<Optional<ResultCache.Entry>> result(final ResultCache.Key key, final Instant now) {
-        return pool.preparedQuery(RESULT).execute(Tuple.of(key.projectId(), hash(key), time(now))).map(rows -> rows.size() == 0 ? Optional.empty()
+        return pool.preparedQuery(RESULT).execute(Tuple.of(key.projectId(), key.digest(), time(now))).map(rows -> rows.size() == 0 ? Optional.empty()
                 : Optional.of(entry(rows.iterator().next())));
     }
 
     @Override
     public Future<Void> keep(final ResultCache.Key key, final ResultCache.Entry entry, final Instant expires) {
-        return pool.preparedQuery(KEEP).execute(Tuple.of(key.projectId(), hash(key), Jsonb.bind(entry.result()), time(entry.lastRefresh()),
+        return pool.preparedQuery(KEEP).execute(Tuple.of(key.projectId(), key.digest(), Jsonb.bind(entry.result()), time(entry.lastRefresh()),
                 entry.settings(), time(expires))).mapEmpty();
     }
 
@@ -172,11 +170,6 @@ final class PostgresSharedResults implements SharedResults, AutoCloseable {
     private static ResultCache.Entry entry(final Row row) {
         return new ResultCache.Entry(Jsonb.read(row.getValue("result")), row.getOffsetDateTime("last_refresh").toInstant(),
                 row.getString("settings"));
-    }
-
-    /** The key's row name: what the result depends on, hashed (a definition can be long). */
-    private static String hash(final ResultCache.Key key) {
-        return HexFormat.of().formatHex(Secrets.sha256(key.insightId() + "/" + key.definition()));
     }
 
     private static OffsetDateTime time(final Instant instant) {

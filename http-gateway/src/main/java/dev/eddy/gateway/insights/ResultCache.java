@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.eddy.config.InsightsConfig;
+import dev.eddy.gateway.auth.Secrets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -20,6 +22,10 @@ final class ResultCache {
      * overrides included ({@code definition}, the kind and legacy filter as JSON).
      */
     record Key(long projectId, Long insightId, String definition) {
+        /** The key as one name (SHA-256, hex): PostHog's {@code cache_key} and the shared results' row. */
+        String digest() {
+            return HexFormat.of().formatHex(Secrets.sha256(projectId + "/" + insightId + "/" + definition));
+        }
     }
 
     /**

@@ -122,13 +122,18 @@ public final class PersonsRoutes {
 
     /** What PostHog shows as a person's name: the email, else the name property, else the first distinct id. */
     public static String displayName(final PersonState p) {
+        return displayName(p.properties(), p.distinctIds().isEmpty() ? p.uuid() : p.distinctIds().get(0));
+    }
+
+    /** The email in {@code properties}, else the name property, else {@code fallback}. */
+    public static String displayName(final JsonNode properties, final String fallback) {
         for (final String field : new String[] {"email", "name"}) {
-            final JsonNode value = p.properties().get(field);
+            final JsonNode value = properties.get(field);
             if (value != null && value.isTextual() && !value.asText().isBlank()) {
                 return value.asText();
             }
         }
-        return p.distinctIds().isEmpty() ? p.uuid() : p.distinctIds().get(0);
+        return fallback;
     }
 
     private static boolean isUuid(final String value) {

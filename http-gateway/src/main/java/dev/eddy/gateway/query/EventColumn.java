@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.events.EventListQuery;
 import dev.eddy.gateway.http.ApiError;
+import dev.eddy.gateway.persons.PersonsRoutes;
 import dev.eddy.serde.Json;
 import dev.eddy.timelines.TimelineEvent;
 import java.io.IOException;
@@ -134,11 +135,9 @@ record EventColumn(String expression, String type, Value value) implements Query
                 + "and coalesce(...) of them, not '" + field + "'.", "select");
     }
 
-    /** A property key as written after {@code properties.}: bare, or quoted with {@code "} or a backtick. */
+    /** A property column's key; none is refused. */
     private static String key(final String written) {
-        final boolean quoted = written.length() > 1
-                && (written.startsWith("\"") && written.endsWith("\"") || written.startsWith("`") && written.endsWith("`"));
-        final String key = quoted ? written.substring(1, written.length() - 1) : written;
+        final String key = QueryColumn.unquoted(written);
         if (key.isEmpty()) {
             throw ApiError.badRequest("unsupported_query", "A property column needs a key.", "select");
         }
@@ -176,14 +175,7 @@ record EventColumn(String expression, String type, Value value) implements Query
 
     private static JsonNode displayName(final Event e) {
         final ObjectNode name = Json.mapper().createObjectNode();
-        String display = null;
-        for (final String key : new String[] {"email", "name"}) {
-            final JsonNode value = e.row.personProperties().get(key);
-            if (display == null && value != null && value.isTextual() && !value.asText().isBlank()) {
-                display = value.asText();
-            }
-        }
-        name.put("display_name", display != null ? display : e.row.event().distinctId());
+        name.put("display_name", PersonsRoutes.displayName(e.row.personProperties(), e.row.event().distinctId()));
         name.put("id", e.row.person());
         name.put("distinct_id", e.row.event().distinctId());
         return name;

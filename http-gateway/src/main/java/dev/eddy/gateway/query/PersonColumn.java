@@ -67,11 +67,7 @@ record PersonColumn(String expression, String type, Function<InsightActors.Actor
     private static String property(final String field) {
         final String rest = field.startsWith("person.properties.") ? field.substring("person.properties.".length())
                 : field.startsWith("properties.") ? field.substring("properties.".length()) : null;
-        if (rest == null || rest.isEmpty()) {
-            return null;
-        }
-        final boolean quoted = rest.length() > 1 && (rest.startsWith("\"") && rest.endsWith("\"") || rest.startsWith("`") && rest.endsWith("`"));
-        return quoted ? rest.substring(1, rest.length() - 1) : rest;
+        return rest == null || rest.isEmpty() ? null : QueryColumn.unquoted(rest);
     }
 
     /** A property as HogQL reads one: text for a scalar, JSON text for a list or object, null when absent or null. */

@@ -5,4 +5,11 @@ interface QueryColumn {
     String expression();
 
     String type();
+
+    /** A property key as written after {@code properties.}: bare, or quoted with {@code "} or a backtick. */
+    static String unquoted(final String written) {
+        final boolean quoted = written.length() > 1
+                && (written.startsWith("\"") && written.endsWith("\"") || written.startsWith("`") && written.endsWith("`"));
+        return quoted ? written.substring(1, written.length() - 1) : written;
+    }
 }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.http.ApiError;
 import dev.eddy.gateway.insights.DashboardOverride;
+import dev.eddy.gateway.insights.InsightCalculation;
 import dev.eddy.gateway.insights.RefreshMode;
-import java.util.List;
 
 /**
  * The body of PostHog's {@code POST /query/} ({@code QueryRequest}): the query node, how to use the cache
@@ -18,12 +18,11 @@ import java.util.List;
  *                      query endpoint always calculates a stale or missing result; the legacy {@code async: true} is
  *                      {@code async}
  * @param clientQueryId the client's id for the calculation ({@code client_query_id}), or null
+ *
+ * <p>The body has passed the API's contract (the types of {@code refresh}, {@code client_query_id},
+ * {@code filters_override}): what is read here is what the contract cannot say.
  */
 public record QueryRequest(JsonNode node, RefreshMode mode, String clientQueryId) {
-    // The body has passed the API's contract (types of refresh, client_query_id, filters_override): what is read here
-    // is what the contract cannot say.
-    /** Nodes that only say how to show their {@code source}. */
-    private static final List<String> WRAPPERS = List.of("InsightVizNode", "DataVisualizationNode", "DataTableNode");
 
     public static QueryRequest parse(final ObjectNode body) {
         final JsonNode query = body.get("query");
@@ -34,7 +33,7 @@ public record QueryRequest(JsonNode node, RefreshMode mode, String clientQueryId
             throw ApiError.badRequest("invalid_input", "The query must be an object with a 'kind'.", "query");
         }
         final JsonNode overrides = body.get("filters_override");
-        final JsonNode unwrapped = WRAPPERS.contains(query.path("kind").asText()) ? query.path("source") : query;
+        final JsonNode unwrapped = InsightCalculation.WRAPPERS.contains(query.path("kind").asText()) ? query.path("source") : query;
         if (!unwrapped.isObject() || !unwrapped.path("kind").isTextual()) {
             throw ApiError.badRequest("invalid_input", "The query has no 'kind'.", "query");
         }

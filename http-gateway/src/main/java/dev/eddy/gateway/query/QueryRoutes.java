@@ -33,8 +33,6 @@ import java.util.Set;
 public final class QueryRoutes {
     public static final String READ = "query:read";
     private static final String BASE = "/api/projects/:project_id/query";
-    private static final Set<String> INSIGHTS = Set.of("TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery",
-            "LifecycleQuery", "PathsQuery");
     private static final Set<String> HOGQL = Set.of("HogQLQuery", "HogQLMetadata", "HogQLAutocomplete", "HogQLASTQuery");
 
     private final ProjectRepository projects;
@@ -64,7 +62,7 @@ public final class QueryRoutes {
 
     private Future<ObjectNode> answer(final Project project, final QueryRequest request) {
         final String kind = request.kind();
-        if (INSIGHTS.contains(kind)) {
+        if (InsightCalculation.calculates(kind)) {
             final InsightCalculation calculation = InsightCalculation.of(null, request.node());
             return calculations.results(project, null, calculation,
                             new InsightCalculations.Read(request.mode(), null, request.clientQueryId(), false))

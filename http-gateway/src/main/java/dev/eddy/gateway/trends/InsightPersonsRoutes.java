@@ -3,6 +3,7 @@ package dev.eddy.gateway.trends;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eddy.gateway.auth.PersonalApiKeyAuth;
+import dev.eddy.gateway.http.Pagination;
 import dev.eddy.gateway.http.Params;
 import dev.eddy.gateway.http.Responses;
 import dev.eddy.gateway.persons.PersonsRoutes;
@@ -12,8 +13,6 @@ import dev.eddy.serde.IsoInstants;
 import dev.eddy.serde.Json;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,15 +131,7 @@ public final class InsightPersonsRoutes {
 
     /** The same request from {@code offset} on, absolute as PostHog's first {@code next} is. */
     private static String next(final RoutingContext ctx, final int offset) {
-        final StringBuilder query = new StringBuilder();
-        ctx.queryParams().forEach((name, value) -> {
-            if (!"offset".equals(name)) {
-                query.append(query.isEmpty() ? "" : "&").append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
-                        .append(URLEncoder.encode(value, StandardCharsets.UTF_8));
-            }
-        });
-        query.append(query.isEmpty() ? "" : "&").append("offset=").append(offset);
-        return ctx.request().scheme() + "://" + ctx.request().authority() + ctx.request().path() + "?" + query;
+        return Pagination.url(ctx, Map.of("offset", Integer.toString(offset)));
     }
 
     /** A value as a persons page's query parameter carries it: text as is, anything else as JSON. */
